@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - KMEM_RO_IOC_INFO: ABI handshake and kernel address-space layout.
+ */
+#include <linux/ioport.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <asm/pgtable.h>
+
+#include <kmem_ro.h>
+
+#include "internal.h"
+
+/* Upper bound on RAM ranges gathered per call: bounds the kernel buffer. */
+#define KMEM_RO_RAM_MAX		4096
+
+static unsigned long kmem_ro_text_start, kmem_ro_text_end;
+
+/*
+ * Is @addr in an executable kernel mapping?  @mask returns the mask of the
+ * mapping level found, so callers can move by 2 MiB where the kernel did.
+ */
+static bool kmem_ro_kernel_exec(unsigned long addr, unsigned long *mask)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	if (!pte || level == PG_LEVEL_NONE)
+		return false;
+	*mask = page_level_mask(level);
+	return (pte_flags(*pte) & (_PAGE_PRESENT | _PAGE_NX)) == _PAGE_PRESENT;
+}
+
+/**
+ * kmem_ro_info_init() - find the kernel text range
+ *
+ * _stext and _etext are not exported, and kallsyms_lookup_name() no longer
+ * is either.  The kernel's own page tables say it exactly: the image is
+ * mapped from _text (cleanup_highmap() clears what lies below), and after
+ * mark_rodata_ro() everything from PFN_ALIGN(_etext) on is NX or unmapped.
+ * So the text is the executable run of the high mapping around a function
+ * we know to be core kernel text.
+ *
+ * Return: 0, or -ENODEV if the known function is not in executable memory.
+ */
+int kmem_ro_info_init(void)
+{
+	unsigned long known = (unsigned long)&schedule;
+	unsigned long start, end, mask;
+
+	if (!kmem_ro_kernel_exec(known, &mask))
+		return -ENODEV;
+	start = known & mask;
+	while (kmem_ro_kernel_exec(start - 1, &mask))
+		start = (start - 1) & mask;
+	end = known & mask;
+	while (kmem_ro_kernel_exec(end, &mask))
+		end = (end & mask) + ~mask + 1;
+
+	kmem_ro_text_start = start;
+	kmem_ro_text_end = end;
+	return 0;
+}
+
+struct kmem_ro_ram_walk {
+	struct kmem_ro_range *ranges;
+	u32 cap;
+	u32 count;
+};
+
+static int kmem_ro_ram_add(struct resource *res, void *arg)
+{
+	struct kmem_ro_ram_walk *walk = arg;
+
+	if (walk->count < walk->cap) {
+		walk->ranges[walk->count].start = res->start;
+		walk->ranges[walk->count].end = res->end + 1;
+	}
+	walk->count++;
+	return 0;
+}
+
+/*
+ * Top-level "System RAM" of /proc/iomem, as walk_system_ram_res() (not
+ * exported) finds it.  Gathered into a kernel buffer first: the walk holds
+ * the resource lock, and copy_to_user() may fault.
+ */
+static int kmem_ro_ram_ranges(struct kmem_ro_info *info)
+{
+	struct kmem_ro_range __user *uranges = u64_to_user_ptr(info->ram_addr);
+	struct kmem_ro_ram_walk walk = { .cap = min(info->ram_cap, KMEM_RO_RAM_MAX) };
+	int err = 0;
+
+	if (walk.cap) {
+		walk.ranges = kvcalloc(walk.cap, sizeof(*walk.ranges), GFP_KERNEL);
+		if (!walk.ranges)
+			return -ENOMEM;
+	}
+	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
+			    0, -1, &walk, kmem_ro_ram_add);
+	if (walk.cap &&
+	    copy_to_user(uranges, walk.ranges,
+			 min(walk.count, walk.cap) * sizeof(*walk.ranges)))
+		err = -EFAULT;
+	info->ram_count = walk.count;
+	kvfree(walk.ranges);
+	return err;
+}
+
+/**
+ * kmem_ro_info_ioctl() - KMEM_RO_IOC_INFO
+ * @uarg: user pointer to struct kmem_ro_info
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_info_ioctl(void __user *uarg)
+{
+	struct kmem_ro_info info;
+	u64 usize;
+	int err;
+
+	err = kmem_ro_arg_in(&info, sizeof(info), KMEM_RO_INFO_SIZE_VER0,
+			     uarg, &usize);
+	if (err)
+		return err;
+	if (info.flags || info.reserved[0] || info.reserved[1] ||
+	    !info.ram_addr != !info.ram_cap)
+		return -EINVAL;
+
+	info.abi_version = KMEM_RO_ABI_VERSION;
+	info.page_size = PAGE_SIZE;
+	info.features = KMEM_RO_FEAT_INFO;
+	info.ioctls = BIT_ULL(_IOC_NR(KMEM_RO_IOC_INFO));
+	info.pmd_size = PMD_SIZE;
+	info.page_offset = PAGE_OFFSET;
+	info.phys_base = phys_base;
+	info.text_start = kmem_ro_text_start;
+	info.text_end = kmem_ro_text_end;
+	info.vmalloc_start = VMALLOC_START;
+	info.vmalloc_end = VMALLOC_END + 1;
+	info.modules_start = MODULES_VADDR;
+	info.modules_end = MODULES_END;
+
+	err = kmem_ro_ram_ranges(&info);
+	if (err)
+		return err;
+	return kmem_ro_arg_out(uarg, &info, sizeof(info), usize);
+}

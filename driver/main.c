@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - read-only access to live kernel memory for monitoring tools.
+ *
+ * /dev/kmem_ro is a misc device.  Holding an fd on it carries the same power
+ * as reading /proc/kcore, so it is refused exactly when kcore is (lockdown
+ * confidentiality mode) and the node is root:<monitoring group> 0440.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/security.h>
+
+#include <kmem_ro.h>
+
+#include "internal.h"
+
+static bool require_rawio;
+module_param(require_rawio, bool, 0644);
+MODULE_PARM_DESC(require_rawio,
+		 "Also demand CAP_SYS_RAWIO on open, as /dev/mem does (default: no, the node's group decides)");
+
+static int kmem_ro_open(struct inode *inode, struct file *file)
+{
+	int err;
+
+	/* Read-only by construction: no write path exists to reach. */
+	if (file->f_mode & FMODE_WRITE)
+		return -EPERM;
+	if (require_rawio && !capable(CAP_SYS_RAWIO))
+		return -EPERM;
+	/* Same gate as open_kcore(); the lockdown LSM logs the refusal. */
+	err = security_locked_down(LOCKDOWN_KCORE);
+	if (err)
+		return err;
+	return nonseekable_open(inode, file);
+}
+
+static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case KMEM_RO_IOC_INFO:
+		return kmem_ro_info_ioctl(uarg);
+	}
+	return -ENOIOCTLCMD;
+}
+
+static const struct file_operations kmem_ro_fops = {
+	.owner = THIS_MODULE,
+	.open = kmem_ro_open,
+	.unlocked_ioctl = kmem_ro_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice kmem_ro_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kmem_ro",
+	.fops = &kmem_ro_fops,
+	.mode = 0440,
+};
+
+static int __init kmem_ro_init(void)
+{
+	int err;
+
+	err = kmem_ro_info_init();
+	if (err)
+		return err;
+	return misc_register(&kmem_ro_miscdev);
+}
+
+static void __exit kmem_ro_exit(void)
+{
+	misc_deregister(&kmem_ro_miscdev);
+}
+
+module_init(kmem_ro_init);
+module_exit(kmem_ro_exit);
+
+MODULE_DESCRIPTION("Read-only access to live kernel memory for monitoring tools");
+MODULE_AUTHOR("kmem_ro developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* KMEM_RO_IOC_INFO: ABI version, features and kernel layout. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "internal.h"
+
+int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
+		 struct kmem_ro_range *ram, unsigned int ram_cap)
+{
+	/* Build the argument from zero: stale caller data must not reach the
+	 * driver, which rejects anything it does not expect. */
+	struct kmem_ro_info arg = {
+		.size = sizeof(arg),
+		.flags = 0,
+		.ram_addr = (uintptr_t)ram,
+		.ram_cap = ram_cap,
+	};
+	int ret;
+
+	if (!h || h->fd < 0 || !info || !ram != !ram_cap)
+		return -EINVAL;
+
+	do
+		ret = ioctl(h->fd, KMEM_RO_IOC_INFO, &arg);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	if (arg.ram_count > INT_MAX)
+		return -EOVERFLOW;
+	memcpy(info, &arg, sizeof(*info));
+	return (int)arg.ram_count;
+}

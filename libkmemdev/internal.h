@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libkmemdev internals.  Names with a double underscore (kmemdev__*) are
+ * never exported: they are hidden twice, by -fvisibility=hidden and by the
+ * attribute below, because the version script's kmemdev_* glob would
+ * otherwise match them.  Unit tests link libkmemdev.a and may call them.
+ */
+#ifndef KMEMDEV_INTERNAL_H
+#define KMEMDEV_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kmemdev.h"
+
+#define KMEMDEV_INTERNAL __attribute__((visibility("hidden")))
+
+#define KMEMDEV_KALLSYMS "/proc/kallsyms"
+
+#ifndef offsetofend
+#define offsetofend(TYPE, FIELD) \
+	(offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+#endif
+
+/*
+ * Options handling in the style of libbpf's OPTS_VALID/OPTS_GET: a caller
+ * built against an older header passes a smaller sz (fields it lacks take
+ * their defaults); one built against a newer header passes a larger sz,
+ * accepted only when the fields we do not know are all zero.
+ */
+KMEMDEV_INTERNAL int kmemdev__opts_validate(const void *opts, size_t known_sz);
+
+#define OPTS_VALID(opts, TYPE)						\
+	kmemdev__opts_validate((opts), offsetofend(struct TYPE, TYPE##__last_field))
+#define OPTS_HAS(opts, FIELD)						\
+	((opts) && (opts)->sz >= offsetofend(__typeof__(*(opts)), FIELD))
+#define OPTS_GET(opts, FIELD, FALLBACK)					\
+	(OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (FALLBACK))
+
+/**
+ * struct kmemdev_symtab - parsed /proc/kallsyms
+ * @by_addr: every entry, sorted by address (ties: see symbols.c)
+ * @by_name: indices into @by_addr, sorted by name, preferred duplicate first
+ * @count: number of entries
+ * @strings: one block holding every name and module string
+ */
+struct kmemdev_symtab {
+	struct kmemdev_sym *by_addr;
+	uint32_t *by_name;
+	size_t count;
+	char *strings;
+};
+
+struct kmemdev {
+	int fd;
+	struct kmem_ro_info info;	/* handshake answer, from open */
+
+	/* Symbols: loaded once, read-only afterwards. */
+	pthread_mutex_t sym_lock;
+	bool sym_loaded;
+	int sym_err;			/* sticky load error, 0 if none */
+	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
+	struct kmemdev_symtab syms;
+};
+
+/*
+ * Allocate a handle around fd (which it then owns; -1 for none) without any
+ * handshake.  kmemdev_open() builds on it; tests use it to exercise the
+ * symbol code with no device present.
+ */
+KMEMDEV_INTERNAL int kmemdev__handle_new(struct kmemdev **out, int fd);
+
+/* Read symbols from path instead of /proc/kallsyms; before first use only. */
+KMEMDEV_INTERNAL int kmemdev__set_kallsyms_path(struct kmemdev *h,
+						const char *path);
+
+/*
+ * Parse kallsyms text.  Malformed lines are skipped.  Returns 0 (possibly
+ * with tab->count == 0 for an empty file), -EACCES when there are symbols
+ * but every address is zero (kptr_restrict), -ENOMEM, or -errno from a read
+ * error.  On failure *tab is left empty.
+ */
+KMEMDEV_INTERNAL int kmemdev__symtab_parse(FILE *f, struct kmemdev_symtab *tab);
+KMEMDEV_INTERNAL void kmemdev__symtab_free(struct kmemdev_symtab *tab);
+
+/* Lookups on a parsed table; -ENOENT when nothing matches. */
+KMEMDEV_INTERNAL int kmemdev__symtab_find(const struct kmemdev_symtab *tab,
+					  const char *name,
+					  const struct kmemdev_sym **sym);
+KMEMDEV_INTERNAL int kmemdev__symtab_nearest(const struct kmemdev_symtab *tab,
+					     uint64_t addr,
+					     const struct kmemdev_sym **sym);
+
+/* Release the symbol state of a handle (called by kmemdev_close()). */
+KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);
+
+#endif /* KMEMDEV_INTERNAL_H */

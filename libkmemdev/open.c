@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Handle lifetime: open + ABI handshake, close, fd; options validation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int kmemdev__opts_validate(const void *opts, size_t known_sz)
+{
+	const unsigned char *p = opts;
+	size_t sz, i;
+
+	if (!opts)
+		return 0;
+	sz = *(const size_t *)opts;
+	if (sz < sizeof(size_t))
+		return -EINVAL;
+	/* A newer caller's fields we cannot honour must be left at zero. */
+	for (i = known_sz; i < sz; i++)
+		if (p[i])
+			return -E2BIG;
+	return 0;
+}
+
+int kmemdev__handle_new(struct kmemdev **out, int fd)
+{
+	struct kmemdev *h;
+	int err;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	err = pthread_mutex_init(&h->sym_lock, NULL);
+	if (err) {
+		free(h);
+		return -err;
+	}
+	h->fd = fd;
+	*out = h;
+	return 0;
+}
+
+/* Retry on EINTR: a handshake must not fail because a signal arrived. */
+static int info_ioctl(int fd, struct kmem_ro_info *info)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, KMEM_RO_IOC_INFO, info);
+	while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+static int handshake(int fd, struct kmem_ro_info *info)
+{
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st))
+		return -errno;
+	/* O_RDONLY opens a directory fine; say what is wrong instead of ENOTTY. */
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
+
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	err = info_ioctl(fd, info);
+	if (err)
+		return err;
+	if (!(info->ioctls & (1ULL << _IOC_NR(KMEM_RO_IOC_INFO))) ||
+	    info->abi_version < 1)
+		return -EPROTO;
+	return 0;
+}
+
+int kmemdev_open(struct kmemdev **out, const struct kmemdev_open_opts *opts)
+{
+	struct kmem_ro_info info;
+	struct kmemdev *h;
+	const char *path;
+	int fd, err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	err = OPTS_VALID(opts, kmemdev_open_opts);
+	if (err)
+		return err;
+	path = OPTS_GET(opts, path, NULL);
+	if (!path)
+		path = KMEM_RO_DEVICE;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = handshake(fd, &info);
+	if (err)
+		goto out_close;
+	err = kmemdev__handle_new(&h, fd);
+	if (err)
+		goto out_close;
+	h->info = info;
+	*out = h;
+	return 0;
+
+out_close:
+	close(fd);
+	return err;
+}
+
+void kmemdev_close(struct kmemdev *h)
+{
+	if (!h)
+		return;
+	kmemdev__symbols_release(h);
+	pthread_mutex_destroy(&h->sym_lock);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+int kmemdev_fd(const struct kmemdev *h)
+{
+	if (!h || h->fd < 0)
+		return -EINVAL;
+	return h->fd;
+}

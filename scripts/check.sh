@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: dependencies and test kernels, warning-free builds (W=1,
+# sparse), host unit tests, the VM suite on every test kernel, and the
+# harness's own self-test (it must be able to fail).  Ends
+# with one line "check: N passed, M failed" summing every Check suite.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-$PWD/build}
+mkdir -p "$BUILD"
+log=$BUILD/check.log
+: > "$log"
+failed=0
+start=$(date +%s)
+
+step() {
+	echo "== $*"
+	if ! "$@" 2>&1 | tee -a "$log"; then
+		echo "== FAILED: $*"
+		failed=1
+	fi
+}
+
+step make -s deps
+[ $failed -eq 0 ] || { echo "check: 0 passed, 1 failed"; exit 1; }
+step make -s sparse
+step make -s check-unit
+step make -s check-vm
+step tests/vm/check-harness.sh
+
+read -r pass fail < <(grep -aE '^([a-z0-9/._-]+: )*[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |
+	sed -E 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/' |
+	awk '{ p += $1 - $2 - $3; f += $2 + $3 } END { print p + 0, f + 0 }')
+[ $failed -ne 0 ] && [ "$fail" -eq 0 ] && fail=1	# a build or harness failure counts
+echo "== $(( $(date +%s) - start ))s"
+echo "check: $pass passed, $fail failed"
+[ $failed -eq 0 ] && [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+int vt_open_dev(void)
+{
+	int fd = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_msg(fd >= 0, "open %s: %s", KMEM_RO_DEVICE, strerror(errno));
+	return fd;
+}
+
+int vt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+int vt_info(int fd, struct kmem_ro_info *info, struct kmem_ro_range *ram,
+	    unsigned int cap)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->ram_addr = (uintptr_t)ram;
+	info->ram_cap = cap;
+	return vt_ioctl(fd, KMEM_RO_IOC_INFO, info);
+}
+
+uint64_t vt_kallsyms(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], sym[256], type;
+	uint64_t addr, found = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int vt_iomem_ram(struct kmem_ro_range *out, int cap)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	char line[256];
+	uint64_t start, end;
+	int n = 0, pos;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		/* top level only: children are indented */
+		if (line[0] == ' ')
+			continue;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " : %n", &start, &end, &pos) < 2)
+			continue;
+		if (strcmp(line + pos, "System RAM\n"))
+			continue;
+		if (n < cap) {
+			out[n].start = start;
+			out[n].end = end + 1;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int kcore_phdrs(int fd, Elf64_Phdr **phdrs)
+{
+	Elf64_Ehdr eh;
+	size_t sz;
+
+	ck_assert_int_eq(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	ck_assert_int_eq(memcmp(eh.e_ident, ELFMAG, SELFMAG), 0);
+	sz = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+	*phdrs = malloc(sz);
+	ck_assert_ptr_nonnull(*phdrs);
+	ck_assert_int_eq(pread(fd, *phdrs, sz, eh.e_phoff), (ssize_t)sz);
+	return eh.e_phnum;
+}
+
+static const Elf64_Phdr *kcore_find(const Elf64_Phdr *ph, int n, uint64_t vaddr)
+{
+	for (int i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
+		    vaddr - ph[i].p_vaddr < ph[i].p_memsz)
+			return &ph[i];
+	return NULL;
+}
+
+int vt_kcore_segment(uint64_t vaddr, uint64_t *seg_vaddr, uint64_t *seg_paddr)
+{
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	const Elf64_Phdr *seg;
+	Elf64_Phdr *ph;
+	int n, err = -ENOENT;
+
+	ck_assert_int_ge(fd, 0);
+	n = kcore_phdrs(fd, &ph);
+	seg = kcore_find(ph, n, vaddr);
+	if (seg) {
+		*seg_vaddr = seg->p_vaddr;
+		*seg_paddr = seg->p_paddr;
+		err = 0;
+	}
+	free(ph);
+	close(fd);
+	return err;
+}
+
+int vt_kcore_read(uint64_t addr, void *buf, size_t len)
+{
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	const Elf64_Phdr *seg;
+	Elf64_Phdr *ph;
+	int n, err = -ENOENT;
+
+	ck_assert_int_ge(fd, 0);
+	n = kcore_phdrs(fd, &ph);
+	seg = kcore_find(ph, n, addr);
+	if (seg)
+		err = pread(fd, buf, len, seg->p_offset + (addr - seg->p_vaddr)) ==
+		      (ssize_t)len ? 0 : -EIO;
+	free(ph);
+	close(fd);
+	return err;
+}
+
+void vt_write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "we");
+
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	ck_assert_int_gt(fputs(val, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+long long vt_meminfo(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	size_t klen = strlen(key);
+	long long val = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			val = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+int vt_dmesg_count(const char *needle)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf, *line, *save = NULL;
+	int n = 0;
+
+	ck_assert_int_gt(len, 0);
+	buf = malloc(len + 1);
+	ck_assert_ptr_nonnull(buf);
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	ck_assert_int_ge(len, 0);
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		n += strstr(line, needle) != NULL;
+	free(buf);
+	return n;
+}
+
+static int drop_capability(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[cap / 32].effective &= ~(1u << (cap % 32));
+	data[cap / 32].permitted &= ~(1u << (cap % 32));
+	return syscall(SYS_capset, &hdr, data);
+}
+
+int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(100);
+		if (drop_cap >= 0 && drop_capability(drop_cap))
+			_exit(101);
+		_exit(fn(arg));
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+int vt_main(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the in-VM tests.  They read the kernel's own sources of
+ * truth (/proc/kallsyms, /proc/iomem, /proc/kcore, ...) so that what the
+ * driver reports is checked against something it did not compute.
+ */
+#ifndef KMEM_RO_VMTEST_H
+#define KMEM_RO_VMTEST_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kmem_ro.h"
+
+#define VMTEST_MODULE_PATH	"/lib/kmem_ro.ko"
+
+/* Open /dev/kmem_ro read-only; fails the test if it cannot. */
+int vt_open_dev(void);
+
+/* KMEM_RO_IOC_INFO with a default-sized struct; returns ioctl()'s -errno. */
+int vt_info(int fd, struct kmem_ro_info *info, struct kmem_ro_range *ram,
+	    unsigned int cap);
+
+/* ioctl() returning -errno on failure, 0 on success. */
+int vt_ioctl(int fd, unsigned long cmd, void *arg);
+
+/* Address of a symbol in /proc/kallsyms, 0 if absent. */
+uint64_t vt_kallsyms(const char *name);
+
+/* System RAM ranges at the top level of /proc/iomem, end exclusive. */
+int vt_iomem_ram(struct kmem_ro_range *out, int cap);
+
+/* Read @len bytes at kernel virtual @addr through /proc/kcore. */
+int vt_kcore_read(uint64_t addr, void *buf, size_t len);
+
+/* Program header of /proc/kcore covering @vaddr: p_paddr, -1 if none. */
+int vt_kcore_segment(uint64_t vaddr, uint64_t *seg_vaddr, uint64_t *seg_paddr);
+
+/* Write @val to a sysctl or sysfs file; fails the test if it cannot. */
+void vt_write_file(const char *path, const char *val);
+
+/* A value from /proc/meminfo (kB), -1 if absent. */
+long long vt_meminfo(const char *key);
+
+/* Count lines of the kernel log containing @needle. */
+int vt_dmesg_count(const char *needle);
+
+/*
+ * Run @fn in a child that first drops to @uid/@gid (and, if @drop_cap >= 0,
+ * drops that capability); returns the child's exit status.
+ */
+int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg);
+
+/* main() of every in-VM test binary: run @s, print the Check summary. */
+int vt_main(Suite *s);
+
+#endif /* KMEM_RO_VMTEST_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kmemctl: verbs and what they share. */
+#ifndef KMEMCTL_H
+#define KMEMCTL_H
+
+#include <stdio.h>
+
+#include "kmemdev.h"
+
+/* Exit statuses: 0 success, 1 runtime error, 2 usage error. */
+enum {
+	KMEMCTL_EXIT_OK = 0,
+	KMEMCTL_EXIT_ERROR = 1,
+	KMEMCTL_EXIT_USAGE = 2,
+};
+
+/* Global options, parsed before the verb. */
+struct kmemctl {
+	const char *device;	/* --device, default KMEM_RO_DEVICE */
+};
+
+/*
+ * A verb gets argv with argv[0] = the verb name and returns an exit status.
+ * It prints its own errors with kmemctl_err*().
+ */
+typedef int (*kmemctl_verb_fn)(const struct kmemctl *ctx, int argc,
+			       char **argv);
+
+int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv);
+
+/* Open ctx->device; on failure print the one-line error and return NULL. */
+struct kmemdev *kmemctl_open(const struct kmemctl *ctx);
+
+/* "kmemctl: WHAT: kmemdev_strerror(err)" on stderr. */
+void kmemctl_err(const char *what, int err);
+
+/* "kmemctl: <formatted>" plus a usage hint; returns KMEMCTL_EXIT_USAGE. */
+int kmemctl_usage_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Report getopt_long()'s '?' or ':' result c in kmemctl's format; exit 2. */
+int kmemctl_bad_option(int c, char **argv);
+
+/* Flush stdout and report a write error (e.g. full disk) as exit 1. */
+int kmemctl_finish(int status);
+
+#endif /* KMEMCTL_H */

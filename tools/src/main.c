@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmemctl: command-line front end to /dev/kmem_ro. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmemctl.h"
+
+#ifndef KMEMCTL_VERSION
+#define KMEMCTL_VERSION "unknown"
+#endif
+
+static const struct verb {
+	const char *name;
+	kmemctl_verb_fn fn;
+	const char *args;
+	const char *help;
+} verbs[] = {
+	{ "info", kmemctl_info, "[--json]",
+	  "ABI version, features and kernel memory layout" },
+	{ "sym", kmemctl_sym, "NAME|0xADDR...",
+	  "symbol address by name, or nearest symbol of an address" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"Usage: kmemctl [OPTIONS] VERB [ARGS]\n"
+		"Read-only access to live kernel memory through %s.\n"
+		"\n"
+		"Verbs:\n", KMEM_RO_DEVICE);
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-4s %-16s %s\n", verbs[i].name, verbs[i].args,
+			verbs[i].help);
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"  -d, --device PATH  device node (default %s)\n"
+		"  -h, --help         show this help and exit\n"
+		"  -V, --version      show the version and exit\n"
+		"\n"
+		"Ranges are printed half-open: START-END excludes END.\n"
+		"Exit status: 0 success, 1 error, 2 usage error.\n",
+		KMEM_RO_DEVICE);
+}
+
+void kmemctl_err(const char *what, int err)
+{
+	fprintf(stderr, "kmemctl: %s: %s\n", what, kmemdev_strerror(err));
+}
+
+int kmemctl_usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kmemctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see kmemctl --help)\n", stderr);
+	return KMEMCTL_EXIT_USAGE;
+}
+
+struct kmemdev *kmemctl_open(const struct kmemctl *ctx)
+{
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = ctx->device);
+	struct kmemdev *h;
+	int err;
+
+	err = kmemdev_open(&h, &opts);
+	if (err) {
+		kmemctl_err(ctx->device, err);
+		return NULL;
+	}
+	return h;
+}
+
+int kmemctl_finish(int status)
+{
+	/* A full disk or closed pipe must not look like success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "kmemctl: write error: %s\n", strerror(errno));
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return status;
+}
+
+/* getopt error for the option just parsed, in kmemctl's own format. */
+int kmemctl_bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return kmemctl_usage_err("option '%s' requires an argument",
+					 arg);
+	if (optopt && strncmp(arg, "--", 2))
+		return kmemctl_usage_err("invalid option '-%c'", optopt);
+	return kmemctl_usage_err("unrecognized option '%s'", arg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "device",  required_argument, NULL, 'd' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kmemctl ctx = { .device = KMEM_RO_DEVICE };
+	const char *name;
+	size_t i;
+	int c;
+
+	opterr = 0;
+	/* '+': stop at the verb, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+:d:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!*optarg)
+				return kmemctl_usage_err("empty --device path");
+			ctx.device = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return kmemctl_finish(KMEMCTL_EXIT_OK);
+		case 'V':
+			printf("kmemctl %s (kmem_ro ABI %d)\n", KMEMCTL_VERSION,
+			       KMEM_RO_ABI_VERSION);
+			return kmemctl_finish(KMEMCTL_EXIT_OK);
+		default:
+			return kmemctl_bad_option(c, argv);
+		}
+	}
+	if (optind >= argc)
+		return kmemctl_usage_err("missing verb");
+
+	name = argv[optind];
+	if (!strcmp(name, "help")) {
+		usage(stdout);
+		return kmemctl_finish(KMEMCTL_EXIT_OK);
+	}
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (!strcmp(name, verbs[i].name)) {
+			argc -= optind;
+			argv += optind;
+			optind = 0;	/* glibc: full rescan for the verb */
+			return kmemctl_finish(verbs[i].fn(&ctx, argc, argv));
+		}
+	}
+	return kmemctl_usage_err("unknown verb '%s'", name);
+}
