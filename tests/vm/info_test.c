@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #define RAM_CAP 256
@@ -310,6 +311,86 @@ START_TEST(bad_pointers_are_efault)
 }
 END_TEST
 
+/* ---- libkmemdev and kmemctl over the real driver ---- */
+
+START_TEST(library_info_matches_ioctl)
+{
+	static struct kmem_ro_range ram[RAM_CAP], lram[RAM_CAP];
+	struct kmem_ro_info raw, lib;
+	struct kmemdev *h;
+	int fd = vt_open_dev();
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(vt_info(fd, &raw, ram, RAM_CAP), 0);
+	ck_assert_int_eq(kmemdev_info(h, &lib, lram, RAM_CAP), raw.ram_count);
+	ck_assert_int_eq(memcmp(&raw, &lib, offsetof(struct kmem_ro_info, ram_addr)), 0);
+	ck_assert_int_eq(memcmp(ram, lram, raw.ram_count * sizeof(ram[0])), 0);
+	ck_assert_int_eq(kmemdev_info(h, &lib, NULL, 0), raw.ram_count);
+	ck_assert_int_eq(kmemdev_info(h, &lib, lram, 0), -EINVAL);
+	kmemdev_close(h);
+	close(fd);
+}
+END_TEST
+
+START_TEST(library_symbols_match_kallsyms)
+{
+	const char *name = NULL;
+	struct kmem_ro_info info;
+	uint64_t addr = 0, off = 1;
+	struct kmemdev *h;
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_ge(kmemdev_info(h, &info, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_symbol(h, "init_task", &addr), 0);
+	ck_assert_uint_eq(addr, vt_kallsyms("init_task"));
+	ck_assert_int_eq(kmemdev_symbol(h, "kmem_ro_info_ioctl", &addr), 0);	/* a module's */
+	ck_assert_uint_ge(addr, info.modules_start);
+	ck_assert_uint_lt(addr, info.modules_end);
+	ck_assert_int_eq(kmemdev_symbolize(h, addr + 3, &name, &off), 0);
+	ck_assert_str_eq(name, "kmem_ro_info_ioctl");
+	ck_assert_uint_eq(off, 3);
+	ck_assert_int_eq(kmemdev_symbol(h, "no_such_symbol_in_any_kernel", &addr), -ENOENT);
+	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(kmemctl_info_text_and_json)
+{
+	char *text[] = { "kmemctl", "info", NULL }, *json[] = { "kmemctl", "info", "--json", NULL };
+	static char out[16384], err[4096];
+	struct kmem_ro_info info;
+	char want[64], *key;
+	int fd = vt_open_dev();
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	snprintf(want, sizeof(want), "0x%016llx", (unsigned long long)info.text_start);
+	ck_assert_int_eq(vt_exec(0, 0, text, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_ptr_nonnull(strstr(out, want));
+	ck_assert_ptr_nonnull(strstr(out, "System RAM"));
+	ck_assert_int_eq(vt_exec(0, 0, json, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(out[0], '{');
+	key = strstr(out, "\"abi_version\":");
+	ck_assert_ptr_nonnull(key);
+	ck_assert_uint_eq(strtoul(key + strlen("\"abi_version\":"), NULL, 0), KMEM_RO_ABI_VERSION);
+	ck_assert_ptr_nonnull(strstr(out, want));
+	close(fd);
+}
+END_TEST
+
+START_TEST(kmemctl_missing_device_is_one_line)
+{
+	char *argv[] = { "kmemctl", "--device", "/dev/kmem_ro_absent", "info", NULL };
+	static char out[4096], err[4096];
+
+	ck_assert_int_eq(vt_exec(0, 0, argv, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(vt_count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "module loaded"));
+}
+END_TEST
+
 static Suite *info_suite(void)
 {
 	Suite *s = suite_create("info");
@@ -334,6 +415,13 @@ static Suite *info_suite(void)
 	tcase_add_loop_test(tc, nonzero_reserved_is_einval, 0, 2);
 	tcase_add_test(tc, ram_addr_without_cap_is_einval);
 	tcase_add_test(tc, bad_pointers_are_efault);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("library");
+	tcase_add_test(tc, library_info_matches_ioctl);
+	tcase_add_test(tc, library_symbols_match_kallsyms);
+	tcase_add_test(tc, kmemctl_info_text_and_json);
+	tcase_add_test(tc, kmemctl_missing_device_is_one_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #define LOCKDOWN "/sys/kernel/security/lockdown"
@@ -47,6 +48,18 @@ START_TEST(lockdown_levels)
 	ck_assert_int_eq(open_errno(KMEM_RO_DEVICE), EPERM);
 	ck_assert_int_eq(vt_dmesg_count("Lockdown: lockdown_test: /proc/kcore access is restricted"),
 			 before + 2);
+
+	/* the library and the tool say why, in one line */
+	{
+		char *argv[] = { "kmemctl", "info", NULL };
+		static char out[4096], err[4096];
+		struct kmemdev *h;
+
+		ck_assert_int_eq(kmemdev_open(&h, NULL), -EPERM);
+		ck_assert_int_eq(vt_exec(0, 0, argv, out, sizeof(out), err, sizeof(err)), 1);
+		ck_assert_int_eq(vt_count_lines(err), 1);
+		ck_assert_ptr_nonnull(strstr(err, "lockdown"));
+	}
 
 	/* as with kcore, the check is at open: an fd held from before works */
 	ck_assert_int_eq(vt_info(early, &info, NULL, 0), 0);

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #define NOBODY		65534
@@ -121,6 +122,32 @@ START_TEST(device_is_not_seekable_or_readable)
 }
 END_TEST
 
+static int library_open(void *unused)
+{
+	struct kmemdev *h;
+	int err = kmemdev_open(&h, NULL);
+
+	(void)unused;
+	kmemdev_close(h);
+	return -err;
+}
+
+START_TEST(library_and_kmemctl_report_access)
+{
+	char *argv[] = { "kmemctl", "info", NULL };
+	static char out[4096], err[4096];
+
+	ck_assert_int_eq(vt_run_as(NOBODY, NOBODY, -1, library_open, NULL), EACCES);
+	ck_assert_int_eq(vt_exec(NOBODY, NOBODY, argv, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_int_eq(vt_count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "permission denied"));
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, library_open, NULL), 0);
+	ck_assert_int_eq(vt_exec(NOBODY, MONITOR_GID, argv, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("open");
@@ -133,6 +160,7 @@ int main(void)
 	tcase_add_test(tc, group_member_may_read);
 	tcase_add_test(tc, require_rawio_needs_cap_sys_rawio);
 	tcase_add_test(tc, device_is_not_seekable_or_readable);
+	tcase_add_test(tc, library_and_kmemctl_report_access);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

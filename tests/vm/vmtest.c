@@ -219,6 +219,50 @@ int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg)
 	return WEXITSTATUS(status);
 }
 
+static void slurp(FILE *f, char *buf, size_t sz)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, sz - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
+	    char *err, size_t errsz)
+{
+	FILE *fout = tmpfile(), *ferr = tmpfile();
+	int status;
+	pid_t pid;
+
+	ck_assert(fout && ferr);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(100);
+		dup2(fileno(fout), STDOUT_FILENO);
+		dup2(fileno(ferr), STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	slurp(fout, out, outsz);
+	slurp(ferr, err, errsz);
+	return WEXITSTATUS(status);
+}
+
+int vt_count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 int vt_main(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

@@ -53,6 +53,17 @@ int vt_dmesg_count(const char *needle);
  */
 int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg);
 
+/*
+ * Run @argv (argv[0] searched in PATH) as @uid/@gid with stdout and stderr
+ * captured (NUL-terminated, truncated to the buffer); returns the exit
+ * status.
+ */
+int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
+	    char *err, size_t errsz);
+
+/* Lines in a NUL-terminated string. */
+int vt_count_lines(const char *s);
+
 /* main() of every in-VM test binary: run @s, print the Check summary. */
 int vt_main(Suite *s);
 
