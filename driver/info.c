@@ -137,6 +137,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 	info.pmd_size = PMD_SIZE;
 	info.page_offset = PAGE_OFFSET;
 	info.phys_base = phys_base;
+	info.kernel_map = __START_KERNEL_map;
 	info.text_start = kmem_ro_text_start;
 	info.text_end = kmem_ro_text_end;
 	info.vmalloc_start = VMALLOC_START;

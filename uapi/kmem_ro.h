@@ -43,6 +43,38 @@
 
 /* Feature bits reported in kmem_ro_info.features. */
 #define KMEM_RO_FEAT_INFO	(1ULL << 0)	/* KMEM_RO_IOC_INFO */
+#define KMEM_RO_FEAT_MMAP_TEXT	(1ULL << 1)	/* mmap of kernel text */
+#define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (mmap_ram=1) */
+#define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
+
+/*
+ * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
+ *
+ * One address model covers both regions a caller can map:
+ *  - direct map:   phys = vaddr - page_offset
+ *  - kernel image: phys = vaddr - kernel_map + phys_base
+ *    (text_start .. modules_start; see struct kmem_ro_info)
+ *
+ * Rules:
+ *  - PROT_READ only.  PROT_WRITE (MAP_PRIVATE) or PROT_EXEC: EPERM;
+ *    MAP_SHARED with PROT_WRITE is refused by the VFS first (EACCES: the
+ *    fd is read-only).  VM_MAYWRITE and VM_MAYEXEC are cleared, so a later
+ *    mprotect() to write or execute fails (EACCES).
+ *  - The range must intersect System RAM (with mmap_ram=0: lie inside the
+ *    kernel text), else EINVAL; with mmap_ram=0 a range outside the text:
+ *    EPERM.  Pages of the range that are not System RAM (holes, MMIO,
+ *    firmware-reserved) raise SIGBUS when touched and are never accessed.
+ *  - RAM pages the kernel itself cannot read through its direct map
+ *    (memfd_secret, unmapped by debug_pagealloc or on hardware poison),
+ *    offline or hwpoisoned pages read as zeros, as /proc/kcore does.  The
+ *    check is made when a page is first faulted in; see README, Security.
+ *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
+ *    PMD-sized pieces are inserted when the virtual address and the
+ *    offset are equally aligned (the driver's get_unmapped_area picks
+ *    such addresses) and the kernel's own direct map uses a large page
+ *    there.
+ *  - The mapping cannot grow (mremap: EFAULT) and is never dumped.
+ */
 
 /**
  * struct kmem_ro_range - a physical address range, end exclusive
@@ -66,6 +98,8 @@ struct kmem_ro_range {
  * @page_offset: out: virtual base of the direct map of physical memory
  *	(PAGE_OFFSET): kernel virtual address = @page_offset + physical
  * @phys_base: out: physical load offset of the kernel image (phys_base)
+ * @kernel_map: out: base of the kernel image mapping (__START_KERNEL_map):
+ *	an image address is at physical vaddr - @kernel_map + @phys_base
  * @text_start: out: start of kernel text, with KASLR applied (_stext)
  * @text_end: out: end of the executable kernel text mapping
  *	(_etext rounded up to @page_size)
@@ -93,6 +127,7 @@ struct kmem_ro_info {
 	__u64 pmd_size;
 	__u64 page_offset;
 	__u64 phys_base;
+	__u64 kernel_map;
 	__u64 text_start;
 	__u64 text_end;
 	__u64 vmalloc_start;
@@ -105,7 +140,7 @@ struct kmem_ro_info {
 	__u64 reserved[2];
 };
 
-#define KMEM_RO_INFO_SIZE_VER0	144	/* sizeof first published */
+#define KMEM_RO_INFO_SIZE_VER0	152	/* sizeof first published */
 
 #define KMEM_RO_IOC_INFO	_IOWR(KMEM_RO_IOC_MAGIC, 0x00, struct kmem_ro_info)
 

@@ -26,7 +26,7 @@ START_TEST(test_info_layout)
 {
 	typedef struct kmem_ro_info I;
 
-	ck_assert_uint_eq(sizeof(I), 144);
+	ck_assert_uint_eq(sizeof(I), 152);
 	ck_assert_uint_eq(offsetof(I, size), 0);
 	ck_assert_uint_eq(offsetof(I, flags), 8);
 	ck_assert_uint_eq(offsetof(I, abi_version), 16);
@@ -36,23 +36,24 @@ START_TEST(test_info_layout)
 	ck_assert_uint_eq(offsetof(I, pmd_size), 40);
 	ck_assert_uint_eq(offsetof(I, page_offset), 48);
 	ck_assert_uint_eq(offsetof(I, phys_base), 56);
-	ck_assert_uint_eq(offsetof(I, text_start), 64);
-	ck_assert_uint_eq(offsetof(I, text_end), 72);
-	ck_assert_uint_eq(offsetof(I, vmalloc_start), 80);
-	ck_assert_uint_eq(offsetof(I, vmalloc_end), 88);
-	ck_assert_uint_eq(offsetof(I, modules_start), 96);
-	ck_assert_uint_eq(offsetof(I, modules_end), 104);
-	ck_assert_uint_eq(offsetof(I, ram_addr), 112);
-	ck_assert_uint_eq(offsetof(I, ram_cap), 120);
-	ck_assert_uint_eq(offsetof(I, ram_count), 124);
-	ck_assert_uint_eq(offsetof(I, reserved), 128);
+	ck_assert_uint_eq(offsetof(I, kernel_map), 64);
+	ck_assert_uint_eq(offsetof(I, text_start), 72);
+	ck_assert_uint_eq(offsetof(I, text_end), 80);
+	ck_assert_uint_eq(offsetof(I, vmalloc_start), 88);
+	ck_assert_uint_eq(offsetof(I, vmalloc_end), 96);
+	ck_assert_uint_eq(offsetof(I, modules_start), 104);
+	ck_assert_uint_eq(offsetof(I, modules_end), 112);
+	ck_assert_uint_eq(offsetof(I, ram_addr), 120);
+	ck_assert_uint_eq(offsetof(I, ram_cap), 128);
+	ck_assert_uint_eq(offsetof(I, ram_count), 132);
+	ck_assert_uint_eq(offsetof(I, reserved), 136);
 	ck_assert_uint_eq(FIELD_SIZE(I, reserved), 16);
 }
 END_TEST
 
 START_TEST(test_info_size_ver0)
 {
-	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER0, 144);
+	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER0, 152);
 	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER0,
 			  offsetofend(struct kmem_ro_info, reserved));
 	/* No implicit tail padding for the driver to leak or reject. */
@@ -74,7 +75,7 @@ START_TEST(test_u64_alignment)
 	       FIELD_SIZE(struct kmem_ro_info, x), \
 	       FIELD_SIZE(struct kmem_ro_info, x) }
 		F(size), F(flags), F(abi_version), F(page_size), F(features),
-		F(ioctls), F(pmd_size), F(page_offset), F(phys_base),
+		F(ioctls), F(pmd_size), F(page_offset), F(phys_base), F(kernel_map),
 		F(text_start), F(text_end), F(vmalloc_start), F(vmalloc_end),
 		F(modules_start), F(modules_end), F(ram_addr), F(ram_cap),
 		F(ram_count),
@@ -111,7 +112,7 @@ START_TEST(test_ioctl_number)
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
 	defined(__riscv)
 	/* The raw number as built programs know it (generic _IOC layout). */
-	ck_assert_uint_eq(cmd, 0xC090B700UL);
+	ck_assert_uint_eq(cmd, 0xC098B700UL);
 #endif
 }
 END_TEST

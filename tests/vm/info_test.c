@@ -72,7 +72,7 @@ START_TEST(text_matches_kallsyms_and_kcore)
 	/* kcore's KCORE_TEXT segment starts at _text and names its phys address */
 	ck_assert_int_eq(vt_kcore_segment(stext, &seg_vaddr, &seg_paddr), 0);
 	ck_assert_uint_eq(seg_vaddr, info.text_start);
-	ck_assert_uint_eq(seg_paddr, info.text_start - 0xffffffff80000000ULL + info.phys_base);
+	ck_assert_uint_eq(seg_paddr, info.text_start - info.kernel_map + info.phys_base);
 	close(fd);
 }
 END_TEST

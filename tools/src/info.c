@@ -17,6 +17,9 @@ struct bitname {
 
 static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_INFO, "info" },
+	{ KMEM_RO_FEAT_MMAP_TEXT, "mmap-text" },
+	{ KMEM_RO_FEAT_MMAP_RAM, "mmap-ram" },
+	{ KMEM_RO_FEAT_MMAP_HUGE, "mmap-huge" },
 };
 
 static const struct bitname ioctl_names[] = {
@@ -168,6 +171,8 @@ static void print_human(const char *device, const struct kmem_ro_info *in,
 	       (uint64_t)in->page_offset);
 	printf("%-13s 0x%016" PRIx64 "\n", "phys base:",
 	       (uint64_t)in->phys_base);
+	printf("%-13s 0x%016" PRIx64 "\n", "kernel map:",
+	       (uint64_t)in->kernel_map);
 	print_range("kernel text:", in->text_start, in->text_end);
 	print_range("vmalloc:", in->vmalloc_start, in->vmalloc_end);
 	print_range("modules:", in->modules_start, in->modules_end);
@@ -201,6 +206,7 @@ static void print_json(const char *device, const struct kmem_ro_info *in,
 	json_u64(&j, "pmd_size", in->pmd_size);
 	json_hex(&j, "page_offset", in->page_offset);
 	json_hex(&j, "phys_base", in->phys_base);
+	json_hex(&j, "kernel_map", in->kernel_map);
 	json_hex(&j, "text_start", in->text_start);
 	json_hex(&j, "text_end", in->text_end);
 	json_u64(&j, "text_size", span(in->text_start, in->text_end));
