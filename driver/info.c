@@ -65,6 +65,17 @@ int kmem_ro_info_init(void)
 	return 0;
 }
 
+/**
+ * kmem_ro_text_pfns() - physical pages of the kernel text
+ * @start: first PFN
+ * @end: PFN past the text
+ */
+void kmem_ro_text_pfns(unsigned long *start, unsigned long *end)
+{
+	*start = PHYS_PFN(kmem_ro_text_start - __START_KERNEL_map + phys_base);
+	*end = *start + PHYS_PFN(kmem_ro_text_end - kmem_ro_text_start);
+}
+
 struct kmem_ro_ram_walk {
 	struct kmem_ro_range *ranges;
 	u32 cap;
@@ -132,7 +143,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 
 	info.abi_version = KMEM_RO_ABI_VERSION;
 	info.page_size = PAGE_SIZE;
-	info.features = KMEM_RO_FEAT_INFO;
+	info.features = KMEM_RO_FEAT_INFO | kmem_ro_mmap_features();
 	info.ioctls = BIT_ULL(_IOC_NR(KMEM_RO_IOC_INFO));
 	info.pmd_size = PMD_SIZE;
 	info.page_offset = PAGE_OFFSET;

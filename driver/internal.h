@@ -15,5 +15,14 @@ int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 
 int kmem_ro_info_init(void);
 long kmem_ro_info_ioctl(void __user *uarg);
+void kmem_ro_text_pfns(unsigned long *start, unsigned long *end);
+
+struct file;
+struct vm_area_struct;
+u64 kmem_ro_mmap_features(void);
+int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma);
+unsigned long kmem_ro_get_unmapped_area(struct file *file, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags);
 
 #endif /* KMEM_RO_INTERNAL_H */

@@ -56,6 +56,8 @@ static const struct file_operations kmem_ro_fops = {
 	.open = kmem_ro_open,
 	.unlocked_ioctl = kmem_ro_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = kmem_ro_mmap,
+	.get_unmapped_area = kmem_ro_get_unmapped_area,
 };
 
 static struct miscdevice kmem_ro_miscdev = {

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -154,9 +157,10 @@ void vt_write_file(const char *path, const char *val)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-long long vt_meminfo(const char *key)
+/* "Key:  N kB" lines, as in /proc/meminfo and /proc/self/status */
+static long long key_value(const char *path, const char *key)
 {
-	FILE *f = fopen("/proc/meminfo", "re");
+	FILE *f = fopen(path, "re");
 	char line[256];
 	size_t klen = strlen(key);
 	long long val = -1;
@@ -169,6 +173,11 @@ long long vt_meminfo(const char *key)
 		}
 	fclose(f);
 	return val;
+}
+
+long long vt_meminfo(const char *key)
+{
+	return key_value("/proc/meminfo", key);
 }
 
 int vt_dmesg_count(const char *needle)
@@ -217,6 +226,53 @@ int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+uint64_t vt_pagemap_pfn(const void *addr)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t entry = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &entry, sizeof(entry),
+			       (uintptr_t)addr / page * sizeof(entry)), sizeof(entry));
+	close(fd);
+	ck_assert_msg(entry >> 63, "page not present");
+	ck_assert_msg(entry & ((1ULL << 55) - 1), "pagemap hides PFNs");
+	return entry & ((1ULL << 55) - 1);
+}
+
+static sigjmp_buf probe_jmp;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_jmp, sig);
+}
+
+int vt_probe_read(const volatile void *p, unsigned char *val)
+{
+	struct sigaction sa = { .sa_handler = probe_handler }, old_bus, old_segv;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(probe_jmp, 1);
+	if (!sig)
+		*val = *(const volatile unsigned char *)p;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
+long long vt_status_kb(const char *key)
+{
+	return key_value("/proc/self/status", key);
+}
+
+void *vt_map_phys(int fd, uint64_t phys, size_t len)
+{
+	return mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)phys);
 }
 
 static void slurp(FILE *f, char *buf, size_t sz)

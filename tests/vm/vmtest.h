@@ -64,6 +64,18 @@ int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 /* Lines in a NUL-terminated string. */
 int vt_count_lines(const char *s);
 
+/* PFN backing a user address of this process (page must be present). */
+uint64_t vt_pagemap_pfn(const void *addr);
+
+/* Read one byte at @p; returns 0, or SIGBUS/SIGSEGV if the load faulted. */
+int vt_probe_read(const volatile void *p, unsigned char *val);
+
+/* A "Key:  N kB" value of /proc/self/status, -1 if absent. */
+long long vt_status_kb(const char *key);
+
+/* mmap /dev/kmem_ro read-only at physical @phys; MAP_FAILED on error. */
+void *vt_map_phys(int fd, uint64_t phys, size_t len);
+
 /* main() of every in-VM test binary: run @s, print the Check summary. */
 int vt_main(Suite *s);
 

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmap of /dev/kmem_ro: the bytes equal /proc/kcore's, refusals get their
+ * errnos, holes SIGBUS, secret pages read as zeros, huge faults keep page
+ * tables small, and VMA copies (fork, split, mremap) stay safe.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+#ifndef SYS_memfd_secret
+#define SYS_memfd_secret 447
+#endif
+
+#define PAGE		4096UL
+#define PMD		(2UL << 20)
+#define RAW_PARAM	"/sys/module/kmem_ro/parameters/mmap_ram"
+
+struct layout {
+	int fd;
+	struct kmem_ro_info info;
+	struct kmem_ro_range ram[64];
+	int nr;
+};
+
+static void layout(struct layout *l)
+{
+	l->fd = vt_open_dev();
+	ck_assert_int_eq(vt_info(l->fd, &l->info, l->ram, 64), 0);
+	l->nr = l->info.ram_count;
+}
+
+static uint64_t image_phys(const struct layout *l, uint64_t vaddr)
+{
+	return vaddr - l->info.kernel_map + l->info.phys_base;
+}
+
+/* compare @len bytes at @p with kcore's view of kernel address @kaddr */
+static void assert_same_as_kcore(const void *p, uint64_t kaddr, size_t len)
+{
+	static char buf[1 << 16];
+
+	for (size_t off = 0; off < len; off += sizeof(buf)) {
+		size_t n = len - off < sizeof(buf) ? len - off : sizeof(buf);
+
+		ck_assert_int_eq(vt_kcore_read(kaddr + off, buf, n), 0);
+		ck_assert_msg(!memcmp(buf, (const char *)p + off, n),
+			      "differs from kcore at 0x%llx", (unsigned long long)(kaddr + off));
+	}
+}
+
+START_TEST(text_matches_kcore)
+{
+	struct layout l;
+	size_t len;
+	void *p;
+
+	layout(&l);
+	len = l.info.text_end - l.info.text_start;
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), len);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	assert_same_as_kcore(p, l.info.text_start, len);
+	munmap(p, len);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(banner_matches_proc_version)
+{
+	uint64_t banner = vt_kallsyms("linux_banner"), phys;
+	char version[512] = "";
+	struct layout l;
+	const char *p;
+	FILE *f;
+
+	layout(&l);
+	phys = image_phys(&l, banner);
+	p = vt_map_phys(l.fd, phys & ~(PAGE - 1), 2 * PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	f = fopen("/proc/version", "re");
+	ck_assert_ptr_nonnull(fgets(version, sizeof(version), f));
+	fclose(f);
+	ck_assert_int_eq(strncmp(p + (phys & (PAGE - 1)), version, strlen(version)), 0);
+	/* and through the direct map alias, as kcore's RAM segments show it */
+	assert_same_as_kcore(p, l.info.page_offset + (phys & ~(PAGE - 1)), 2 * PAGE);
+	munmap((void *)p, 2 * PAGE);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(user_page_is_live)
+{
+	volatile char *user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	const volatile char *kview;
+	struct layout l;
+	uint64_t phys;
+
+	ck_assert_ptr_ne((void *)user, MAP_FAILED);
+	ck_assert_int_eq(mlock((void *)user, PAGE), 0);
+	memset((void *)user, 0x5a, PAGE);
+	layout(&l);
+	phys = vt_pagemap_pfn((void *)user) * PAGE;
+	kview = vt_map_phys(l.fd, phys, PAGE);
+	ck_assert_ptr_ne((const void *)kview, MAP_FAILED);
+	ck_assert_int_eq(kview[0], 0x5a);
+	ck_assert_int_eq(kview[PAGE - 1], 0x5a);
+	user[100] = 0x11;
+	ck_assert_int_eq(kview[100], 0x11);
+	assert_same_as_kcore((const void *)kview, l.info.page_offset + phys, PAGE);
+	munmap((void *)kview, PAGE);
+	munmap((void *)user, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+/* ---- refusals ---- */
+
+START_TEST(write_or_exec_refused)
+{
+	struct layout l;
+	uint64_t text;
+	void *p;
+
+	layout(&l);
+	text = image_phys(&l, l.info.text_start);
+	errno = 0;
+	ck_assert_ptr_eq(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, l.fd, text), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_ptr_eq(mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, l.fd, text), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_ptr_eq(mmap(NULL, PAGE, PROT_EXEC, MAP_PRIVATE, l.fd, text), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	/* the VFS refuses a shared writable map of a read-only fd first */
+	ck_assert_ptr_eq(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, l.fd, text), MAP_FAILED);
+	ck_assert_int_eq(errno, EACCES);
+
+	for (int flags = MAP_SHARED; flags; flags = flags == MAP_SHARED ? MAP_PRIVATE : 0) {
+		p = mmap(NULL, PAGE, PROT_READ, flags, l.fd, text);
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ | PROT_WRITE), -1);
+		ck_assert_int_eq(errno, EACCES);
+		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ | PROT_EXEC), -1);
+		ck_assert_int_eq(errno, EACCES);
+		ck_assert_int_eq(mprotect(p, PAGE, PROT_NONE), 0);
+		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ), 0);
+		munmap(p, PAGE);
+	}
+	close(l.fd);
+}
+END_TEST
+
+/* a top-level /proc/iomem range that is not System RAM, page aligned */
+static int iomem_non_ram(uint64_t *start)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	unsigned long long s, e;
+	char line[256];
+	int pos, found = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		if (line[0] != ' ' && sscanf(line, "%llx-%llx : %n", &s, &e, &pos) == 2 &&
+		    strcmp(line + pos, "System RAM\n") && s >= (1ULL << 20) &&
+		    !(s & (PAGE - 1)) && e - s + 1 >= PAGE) {
+			*start = s;
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+START_TEST(non_ram_is_einval)
+{
+	struct layout l;
+	uint64_t mmio;
+
+	layout(&l);
+	ck_assert_msg(iomem_non_ram(&mmio), "no non-RAM range in /proc/iomem");
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(l.fd, mmio, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_eq(vt_map_phys(l.fd, 1ULL << 46, PAGE), MAP_FAILED);	/* past any RAM */
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_eq(vt_map_phys(l.fd, l.ram[l.nr - 1].end + PMD, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_eq(vt_map_phys(l.fd, 0, 0), MAP_FAILED);
+	ck_assert_int_eq(errno, EINVAL);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(hole_is_sigbus)
+{
+	struct layout l;
+	uint64_t first, last, span;
+	const char *p;
+	unsigned char c;
+
+	layout(&l);
+	/* from physical 0 to just past the first RAM range: holes both sides */
+	first = (l.ram[0].start + PAGE - 1) & ~(PAGE - 1);
+	last = l.ram[0].end & ~(PAGE - 1);	/* first page not wholly RAM */
+	ck_assert_msg(l.nr > 1 && l.ram[1].start > last + PAGE, "no hole after RAM range 0");
+	span = last + PAGE;
+	p = vt_map_phys(l.fd, 0, span);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(vt_probe_read(p + first, &c), 0);
+	ck_assert_int_eq(vt_probe_read(p + last - PAGE, &c), 0);
+	ck_assert_int_eq(vt_probe_read(p + last, &c), SIGBUS);
+	if (first)
+		ck_assert_int_eq(vt_probe_read(p, &c), SIGBUS);
+	munmap((void *)p, span);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(secret_page_reads_zero)
+{
+	int mfd = syscall(SYS_memfd_secret, 0);
+	static char kc[PAGE];
+	const unsigned char *k;
+	struct layout l;
+	uint64_t phys;
+	char *secret;
+
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	ck_assert_int_eq(ftruncate(mfd, PAGE), 0);
+	secret = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	memset(secret, 0xa5, PAGE);
+	phys = vt_pagemap_pfn(secret) * PAGE;
+	layout(&l);
+	k = vt_map_phys(l.fd, phys, PAGE);
+	ck_assert_ptr_ne(k, MAP_FAILED);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_msg(k[i] == 0, "secret byte %zu visible: 0x%02x", i, k[i]);
+	/* /proc/kcore shows the same page as zeros too */
+	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + phys, kc, PAGE), 0);
+	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	ck_assert_int_eq((unsigned char)secret[7], 0xa5);
+	munmap((void *)k, PAGE);
+	munmap(secret, PAGE);
+	close(mfd);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(mmap_ram_off_keeps_text)
+{
+	char *user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	struct kmem_ro_info info;
+	struct layout l;
+	void *p;
+
+	ck_assert_ptr_ne(user, MAP_FAILED);
+	layout(&l);
+	vt_write_file(RAW_PARAM, "0");
+	ck_assert_int_eq(vt_info(l.fd, &info, NULL, 0), 0);
+	ck_assert(!(info.features & KMEM_RO_FEAT_MMAP_RAM));
+	ck_assert(info.features & KMEM_RO_FEAT_MMAP_TEXT);
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(l.fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	assert_same_as_kcore(p, l.info.text_start, PAGE);
+	munmap(p, PAGE);
+	vt_write_file(RAW_PARAM, "1");
+	ck_assert_int_eq(vt_info(l.fd, &info, NULL, 0), 0);
+	ck_assert(info.features & KMEM_RO_FEAT_MMAP_RAM);
+	munmap(user, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(huge_mapping_page_table_cost)
+{
+	uint64_t best_start = 0, best_len = 0;
+	long long before, after;
+	volatile const char *p;
+	struct layout l;
+	size_t len;
+
+	layout(&l);
+	for (int i = 0; i < l.nr; i++) {
+		uint64_t s = (l.ram[i].start + PMD - 1) & ~(PMD - 1), e = l.ram[i].end & ~(PMD - 1);
+
+		if (e > s && e - s > best_len) {
+			best_start = s;
+			best_len = e - s;
+		}
+	}
+	len = best_len > (1UL << 30) ? 1UL << 30 : best_len;
+	ck_assert_uint_ge(len, 256UL << 20);
+	before = vt_status_kb("VmPTE");
+	p = vt_map_phys(l.fd, best_start, len);
+	ck_assert_ptr_ne((void *)p, MAP_FAILED);
+	if (l.info.features & KMEM_RO_FEAT_MMAP_HUGE)
+		ck_assert_uint_eq(((uintptr_t)p - best_start) % PMD, 0);
+	for (size_t off = 0; off < len; off += PAGE)
+		(void)p[off];
+	after = vt_status_kb("VmPTE");
+	printf("mmap: touched %zu MiB of RAM: VmPTE %+lld kB (%s)\n", len >> 20,
+	       after - before, l.info.features & KMEM_RO_FEAT_MMAP_HUGE ? "PMD faults" : "4 KiB faults");
+	if (l.info.features & KMEM_RO_FEAT_MMAP_HUGE)
+		ck_assert_int_le(after - before, 64);
+	else	/* 4 KiB entries: one PTE page per 2 MiB, plus upper levels */
+		ck_assert_int_le(after - before, (long long)(len / PMD) * 4 + 64);
+	munmap((void *)p, len);
+	close(l.fd);
+}
+END_TEST
+
+struct reader {
+	const unsigned char *map, *snap;
+	size_t len;
+	unsigned int seed;
+	long reads, bad;
+	time_t until;
+};
+
+static void *read_randomly(void *arg)
+{
+	struct reader *r = arg;
+
+	while (time(NULL) < r->until) {
+		for (int i = 0; i < 1000; i++) {
+			size_t off = (size_t)rand_r(&r->seed) % (r->len - 8);
+
+			r->bad += memcmp(r->map + off, r->snap + off, 8) != 0;
+			r->reads++;
+		}
+	}
+	return NULL;
+}
+
+START_TEST(twenty_threads_read_text)
+{
+	struct reader r[20];
+	pthread_t t[20];
+	unsigned char *snap;
+	struct layout l;
+	size_t len;
+	void *p;
+
+	layout(&l);
+	len = l.info.text_end - l.info.text_start;
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), len);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	snap = malloc(len);
+	memcpy(snap, p, len);
+	for (int i = 0; i < 20; i++) {
+		r[i] = (struct reader){ .map = p, .snap = snap, .len = len, .seed = i,
+					.until = time(NULL) + 3 };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, read_randomly, &r[i]), 0);
+	}
+	for (int i = 0; i < 20; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_gt(r[i].reads, 0);
+		ck_assert_int_eq(r[i].bad, 0);
+	}
+	assert_same_as_kcore(p, l.info.text_start, len);
+	free(snap);
+	munmap(p, len);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(fork_split_mremap)
+{
+	struct layout l;
+	char *p, *copy, *q, *target;
+	size_t len;
+	pid_t pid;
+	int status;
+
+	layout(&l);
+	len = (l.info.text_end - l.info.text_start) & ~(PMD - 1);
+	ck_assert_uint_ge(len, 4 * PMD);
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), len);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	copy = malloc(len);
+	memcpy(copy, p, len);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(memcmp(p, copy, len) != 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/* a hole inside what may be one PMD: the VMA splits, both sides read */
+	ck_assert_int_eq(munmap(p + PMD + PAGE, PAGE), 0);
+	ck_assert_int_eq(memcmp(p + PMD, copy + PMD, PAGE), 0);
+	ck_assert_int_eq(memcmp(p + PMD + 2 * PAGE, copy + PMD + 2 * PAGE, PMD), 0);
+
+	/* cannot grow; can move */
+	ck_assert_ptr_eq(mremap(p + PMD + 2 * PAGE, len - PMD - 2 * PAGE,
+				len - PMD - PAGE, 0), MAP_FAILED);
+	ck_assert_int_eq(errno, EFAULT);
+	target = mmap(NULL, 2 * PMD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(target, MAP_FAILED);
+	target = (char *)(((uintptr_t)target + PMD - 1) & ~(PMD - 1));
+	q = mremap(p, PMD, PMD, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+	ck_assert_ptr_eq(q, target);
+	ck_assert_int_eq(memcmp(q, copy, PMD), 0);
+
+	/* a child that exits with live mappings */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		(void)*(volatile char *)vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PMD);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	munmap(q, PMD);
+	munmap(p + PMD, PAGE);
+	munmap(p + PMD + 2 * PAGE, len - PMD - 2 * PAGE);
+	free(copy);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(mapping_pins_module)
+{
+	struct layout l;
+	int ko, err;
+	char *p;
+
+	layout(&l);
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	close(l.fd);
+	err = syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK) ? errno : 0;
+	ck_assert_int_eq(err, EWOULDBLOCK);
+	assert_same_as_kcore(p, l.info.text_start, PAGE);
+	munmap(p, PAGE);
+	ck_assert_int_eq(syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK), 0);
+	ko = open(VMTEST_MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(syscall(SYS_finit_module, ko, "", 0), 0);
+	close(ko);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mmap");
+	TCase *tc = tcase_create("content");
+
+	tcase_add_test(tc, text_matches_kcore);
+	tcase_add_test(tc, banner_matches_proc_version);
+	tcase_add_test(tc, user_page_is_live);
+	tcase_add_test(tc, secret_page_reads_zero);
+	tcase_add_test(tc, huge_mapping_page_table_cost);
+	tcase_add_test(tc, twenty_threads_read_text);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refusals");
+	tcase_add_test(tc, write_or_exec_refused);
+	tcase_add_test(tc, non_ram_is_einval);
+	tcase_add_test(tc, hole_is_sigbus);
+	tcase_add_test(tc, mmap_ram_off_keeps_text);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lifetime");
+	tcase_add_test(tc, fork_split_mremap);
+	tcase_add_test(tc, mapping_pins_module);	/* reloads the module: last */
+	suite_add_tcase(s, tc);
+	return vt_main(s);
+}
