@@ -7,6 +7,7 @@
 #   make check      host unit tests + the VM suite on Debian 6.1 and 6.12
 #   make demo       boot a throwaway VM, load kmem_ro, run kmemctl info
 #   make sparse     sparse + W=1 on both test kernels, fails on any warning
+#   make bench      benchmarks in the VM, appended to bench/results.txt
 
 KERNELS       ?= 6.1 6.12
 BUILD         ?= $(CURDIR)/build
@@ -68,6 +69,10 @@ check-vm: test-modules vm-binaries
 check:
 	@scripts/check.sh
 
+bench: deps vm-binaries test-modules
+	$(MAKE) -C bench
+	bench/run.sh
+
 demo: deps vm-binaries test-modules
 	@KERNELS="$(firstword $(KERNELS))" VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
 
@@ -76,7 +81,8 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
+	$(MAKE) -C bench clean
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps module lib tools test-modules sparse vm-binaries check-unit check-vm check demo clean
+.PHONY: all deps module lib tools test-modules sparse vm-binaries check-unit check-vm check bench demo clean

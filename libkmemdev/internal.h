@@ -9,6 +9,7 @@
 #define KMEMDEV_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,9 +55,49 @@ struct kmemdev_symtab {
 	char *strings;
 };
 
+/**
+ * struct kmemdev_region - one whole-range mmap of /dev/kmem_ro
+ * @start: physical start, page-aligned: the mmap offset
+ * @end: physical end, page-aligned, exclusive (== @start: nothing mappable)
+ * @base: the mapping of [@start, @end), NULL until first use.  Stored once,
+ *	with release order, under kmemdev.map_lock; read with acquire order
+ *	and no lock.
+ */
+struct kmemdev_region {
+	uint64_t start;
+	uint64_t end;
+	_Atomic(const unsigned char *) base;
+};
+
+/**
+ * struct kmemdev_maps - what a handle can map; built once, then immutable
+ *	except for the atomics
+ * @ram: System RAM ranges as the driver reports them, sorted by start
+ * @regions: @ram[i] rounded inward to whole pages, same index
+ * @nr: number of entries in @ram and @regions
+ * @text: physical range of the kernel text, for mmap_ram=0
+ * @text_region: its mapping
+ * @have_text: @text is valid and the driver offers text mmap
+ * @text_only: RAM mmap is off (feature bit clear, or the driver answered
+ *	EPERM): translate against @text only.  Only ever goes false -> true.
+ */
+struct kmemdev_maps {
+	struct kmem_ro_range *ram;
+	struct kmemdev_region *regions;
+	unsigned int nr;
+	struct kmem_ro_range text;
+	struct kmemdev_region text_region;
+	bool have_text;
+	atomic_bool text_only;
+};
+
 struct kmemdev {
 	int fd;
 	struct kmem_ro_info info;	/* handshake answer, from open */
+
+	/* Mappings (map.c): built on first use; lookups take no lock. */
+	pthread_mutex_t map_lock;	/* serializes building and mmap() */
+	_Atomic(struct kmemdev_maps *) maps;	/* NULL until first use */
 
 	/* Symbols: loaded once, read-only afterwards. */
 	pthread_mutex_t sym_lock;
@@ -96,5 +137,44 @@ KMEMDEV_INTERNAL int kmemdev__symtab_nearest(const struct kmemdev_symtab *tab,
 
 /* Release the symbol state of a handle (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);
+
+/*
+ * Pure address translation, the address model of uapi/kmem_ro.h: where
+ * [kaddr, kaddr + len) lives in physical memory, and which of the nr ranges
+ * in ram (sorted by start, non-overlapping) holds all of it once each range
+ * is rounded inward to whole pages of info->page_size.
+ *  - kernel image, text_start <= kaddr, kaddr + len <= modules_start:
+ *    phys = kaddr - kernel_map + phys_base;
+ *  - direct map, page_offset <= kaddr, outside the vmalloc and module
+ *    areas and below kernel_map: phys = kaddr - page_offset.
+ * Returns the index into ram (>= 0) and sets *phys, or -EINVAL (len 0, or
+ * kaddr + len wraps past 2^64), -ENXIO (any other address, or a range not
+ * wholly inside one rounded RAM range), -EPROTO (page_size not a power of
+ * two).
+ */
+KMEMDEV_INTERNAL int kmemdev__translate(const struct kmem_ro_info *info,
+					const struct kmem_ro_range *ram,
+					unsigned int nr, uint64_t kaddr,
+					size_t len, uint64_t *phys);
+
+/*
+ * Physical range of the kernel text, the only one mappable with
+ * mmap_ram=0: [text_start, text_end) moved by phys_base - kernel_map.
+ * -ENXIO when info describes no text.
+ */
+KMEMDEV_INTERNAL int kmemdev__text_range(const struct kmem_ro_info *info,
+					 struct kmem_ro_range *text);
+
+/*
+ * Build the handle's mapping state from h->info and this RAM list instead
+ * of asking the driver (which kmemdev_map() does on first use): lets tests
+ * back a handle with an ordinary file.  -EBUSY once built.
+ */
+KMEMDEV_INTERNAL int kmemdev__maps_init(struct kmemdev *h,
+					const struct kmem_ro_range *ram,
+					unsigned int nr);
+
+/* Unmap and free the mapping state (called by kmemdev_close()). */
+KMEMDEV_INTERNAL void kmemdev__maps_release(struct kmemdev *h);
 
 #endif /* KMEMDEV_INTERNAL_H */

@@ -40,6 +40,13 @@ int kmemdev__handle_new(struct kmemdev **out, int fd)
 		free(h);
 		return -err;
 	}
+	err = pthread_mutex_init(&h->map_lock, NULL);
+	if (err) {
+		pthread_mutex_destroy(&h->sym_lock);
+		free(h);
+		return -err;
+	}
+	atomic_init(&h->maps, NULL);
 	h->fd = fd;
 	*out = h;
 	return 0;
@@ -119,6 +126,8 @@ void kmemdev_close(struct kmemdev *h)
 {
 	if (!h)
 		return;
+	kmemdev__maps_release(h);
+	pthread_mutex_destroy(&h->map_lock);
 	kmemdev__symbols_release(h);
 	pthread_mutex_destroy(&h->sym_lock);
 	if (h->fd >= 0)

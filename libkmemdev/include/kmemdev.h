@@ -7,7 +7,8 @@
  * the contract.  kmemdev_strerror() turns those values into kmem_ro-specific
  * sentences.
  *
- * A handle may be shared between threads.  Symbol data comes from
+ * A handle may be shared between threads.  Memory mapped by kmemdev_map()
+ * stays mapped until kmemdev_close().  Symbol data comes from
  * /proc/kallsyms, read once per handle on first use (a snapshot: reopen the
  * handle to see modules loaded later).
  */
@@ -97,7 +98,8 @@ KMEMDEV_API int kmemdev_open(struct kmemdev **out,
 /**
  * @brief Close a handle and free everything it owns.
  *
- * Pointers returned by the symbol functions become invalid.
+ * Pointers returned by the symbol functions become invalid, and memory
+ * returned by kmemdev_map() is unmapped: touching it then faults.
  *
  * @param h handle from kmemdev_open(), or NULL (no-op)
  */
@@ -178,6 +180,87 @@ KMEMDEV_API int kmemdev_symbol_find(struct kmemdev *h, const char *name,
  */
 KMEMDEV_API int kmemdev_symbolize(struct kmemdev *h, uint64_t addr,
 				  const char **name, uint64_t *offset);
+
+/**
+ * @brief Parse an address expression: 0xHEX, SYMBOL, SYMBOL+OFF, SYMBOL-OFF.
+ *
+ * HEX is 1 to 16 significant hex digits after "0x" (or "0X").  A bare
+ * number is rejected, decimal or not: "1000" could be meant as hex, and a
+ * symbol name never starts with a digit, so nothing is guessed.  OFF is
+ * "0x" hex or decimal (leading zeros do not make it octal).  SYMBOL is
+ * looked up as kmemdev_symbol() does; it may not contain blanks, '+' or
+ * '-'.  The expression is checked whole before any symbol is looked up.
+ * Also accepted: 0xHEX+OFF and 0xHEX-OFF.
+ *
+ * @param h handle (used for symbols)
+ * @param expr NUL-terminated expression, no surrounding blanks
+ * @param addr receives the address; untouched on failure
+ * @return 0 on success, negative errno otherwise: -EINVAL (malformed
+ *	expression, or NULL argument), -ERANGE (a number or the result does
+ *	not fit in 64 bits), or a kmemdev_symbol() error: -ENOENT (no such
+ *	symbol), -EACCES (addresses hidden), -ENODATA, -ENOMEM
+ */
+KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
+				   uint64_t *addr);
+
+/**
+ * @brief Map kernel memory read-only and return a pointer to it.
+ *
+ * [kaddr, kaddr + len) is translated with the address model of kmem_ro.h:
+ * kernel image addresses (text_start <= kaddr, kaddr + len <= modules_start)
+ * to kaddr - kernel_map + phys_base, direct-map addresses (page_offset and
+ * above, outside the vmalloc and module areas, below kernel_map) to
+ * kaddr - page_offset.  The whole range must then lie inside one System
+ * RAM range, counting only the pages wholly inside it (a partial page at
+ * either end of a range is never mappable: the driver would raise SIGBUS).
+ *
+ * The first use of a RAM range maps all of it (PROT_READ, MAP_SHARED);
+ * that costs address space, not memory, as the driver fills page tables on
+ * touch.  Later calls make no system call and take no lock.  With the
+ * module parameter mmap_ram=0 (KMEM_RO_FEAT_MMAP_RAM clear, or mmap
+ * answering EPERM) only the physical range of the kernel text is mappable,
+ * through its image or its direct-map address.
+ *
+ * The memory is live: it may change while read, and reads wider than the
+ * CPU's natural width are not atomic.  Pages the kernel cannot read through
+ * its own direct map (memfd_secret, offline or hardware-poisoned pages)
+ * read as zeros, as they do through /proc/kcore.
+ *
+ * Anything else fails with -ENXIO: vmalloc memory (including vmapped
+ * stacks and vmalloc'ed per-CPU chunks), modules, fixmap, user addresses,
+ * per-CPU symbol offsets, physical holes.  Those need the driver's
+ * vectored-read ioctl, not (yet) wrapped by this library.
+ *
+ * @param h handle
+ * @param kaddr kernel virtual address
+ * @param len number of bytes, at least 1
+ * @param ptr receives a pointer to kaddr, valid for len bytes until
+ *	kmemdev_close(); set to NULL on failure
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL argument,
+ *	len 0, kaddr + len past 2^64), -ENXIO (not mappable, see above),
+ *	-EOPNOTSUPP (the driver offers no mmap of this memory), -EPERM (mmap
+ *	refused), -EPROTO (the driver reports a bad page size), -ENOMEM,
+ *	another mmap(2) error, or a kmemdev_info() error on first use
+ */
+KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
+			    const void **ptr);
+
+/**
+ * @brief Copy kernel memory into a buffer, through kmemdev_map().
+ *
+ * All or nothing: on failure @p buf is left as it was.  Everything said
+ * about kmemdev_map() applies, zero-filled pages included; the copy is a
+ * snapshot only as far as memcpy() of live memory is one.
+ *
+ * @param h handle
+ * @param kaddr kernel virtual address
+ * @param buf receives len bytes
+ * @param len number of bytes, at least 1
+ * @return 0 on success, negative errno otherwise (as kmemdev_map(); also
+ *	-EINVAL for a NULL buf)
+ */
+KMEMDEV_API int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf,
+			     size_t len);
 
 /**
  * @brief Describe an error code returned by this library.

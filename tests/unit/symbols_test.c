@@ -473,6 +473,145 @@ START_TEST(test_api_missing_kallsyms)
 }
 END_TEST
 
+/* --- kmemdev_parse_addr(): address expressions. --- */
+
+static uint64_t parse_ok(struct kmemdev *h, const char *expr)
+{
+	uint64_t addr = 0xdeadbeefULL;
+
+	ck_assert_msg(kmemdev_parse_addr(h, expr, &addr) == 0,
+		      "'%s' did not parse", expr);
+	return addr;
+}
+
+static void parse_fails(struct kmemdev *h, const char *expr, int err)
+{
+	uint64_t addr = 0xdeadbeefULL;
+	int ret = kmemdev_parse_addr(h, expr, &addr);
+
+	ck_assert_msg(ret == err, "'%s': got %d, want %d", expr, ret, err);
+	ck_assert_uint_eq(addr, 0xdeadbeefULL);	/* untouched */
+}
+
+START_TEST(test_parse_hex)
+{
+	struct kmemdev *h = handle_for(fixture_path);
+
+	ck_assert_uint_eq(parse_ok(h, "0xffffffff81000000"),
+			  0xffffffff81000000ULL);
+	ck_assert_uint_eq(parse_ok(h, "0XFFFFFFFF81000000"),
+			  0xffffffff81000000ULL);
+	ck_assert_uint_eq(parse_ok(h, "0xAbC"), 0xabc);
+	ck_assert_uint_eq(parse_ok(h, "0x0"), 0);
+	ck_assert_uint_eq(parse_ok(h, "0xffffffffffffffff"), UINT64_MAX);
+	/* Leading zeros are not significant digits. */
+	ck_assert_uint_eq(parse_ok(h, "0x00000000000000000001"), 1);
+	ck_assert_uint_eq(parse_ok(h, "0xffffffff81000000+0x10"),
+			  0xffffffff81000010ULL);
+	ck_assert_uint_eq(parse_ok(h, "0xffffffff81000000-16"),
+			  0xffffffff80fffff0ULL);
+	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(test_parse_symbol)
+{
+	struct kmemdev *h = handle_for(fixture_path);
+
+	ck_assert_uint_eq(parse_ok(h, "start_kernel"), 0xffffffff81001000ULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel+0x10"),
+			  0xffffffff81001010ULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel+0X1f"),
+			  0xffffffff8100101fULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel+16"), 0xffffffff81001010ULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel+010"),	/* not octal */
+			  0xffffffff8100100aULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel+0"), 0xffffffff81001000ULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel-0x1000"),
+			  0xffffffff81000000ULL);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel-4096"),
+			  0xffffffff81000000ULL);
+	/* Same choice among duplicates as kmemdev_symbol(). */
+	ck_assert_uint_eq(parse_ok(h, "dup_name+1"), 0xffffffff81002001ULL);
+	ck_assert_uint_eq(parse_ok(h, "mod_func"), 0xffffffffc0002000ULL);
+	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(test_parse_malformed)
+{
+	static const char *const bad[] = {
+		"", "1234", "0", "81000000", "0x",
+		"0xg", "0x12 ", " 0x12", "0x-1", "0x+1", "0x1.0",
+		"+0x10", "-1", "+", "-", "start_kernel+", "start_kernel-",
+		"start_kernel+0x", "start_kernel+0xz", "start_kernel+1+2",
+		"start_kernel-1-2", "start_kernel+-1", "start_kernel +1",
+		"start_kernel+ 1", "start_kernel+1 ", " start_kernel",
+		"start kernel", "start_kernel\n", "start_kernel\t",
+		"start_kernel+1a", "start_kernel+0b1", "9lives",
+		"mod_func [mod_a]",
+	};
+	struct kmemdev *h = handle_for(fixture_path);
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		parse_fails(h, bad[i], -EINVAL);
+	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(test_parse_range)
+{
+	struct kmemdev *h = handle_for(fixture_path);
+
+	parse_fails(h, "0x1ffffffffffffffff", -ERANGE);
+	parse_fails(h, "0x10000000000000000", -ERANGE);
+	parse_fails(h, "0x10-0x11", -ERANGE);
+	parse_fails(h, "0xffffffffffffffff+1", -ERANGE);
+	parse_fails(h, "start_kernel+0xffffffffffffffff", -ERANGE);
+	parse_fails(h, "start_kernel+18446744073709551615", -ERANGE);
+	parse_fails(h, "start_kernel+18446744073709551616", -ERANGE);
+	parse_fails(h, "start_kernel-0xffffffff81001001", -ERANGE);
+	ck_assert_uint_eq(parse_ok(h, "start_kernel-0xffffffff81001000"), 0);
+	ck_assert_uint_eq(parse_ok(h, "0x1+18446744073709551614"), UINT64_MAX);
+	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(test_parse_symbol_errors)
+{
+	char path[] = "/tmp/kmemdev_kallsyms_XXXXXX";
+	struct kmemdev *h = handle_for(fixture_path);
+	uint64_t addr;
+
+	parse_fails(h, "no_such_symbol", -ENOENT);
+	parse_fails(h, "no_such_symbol+0x10", -ENOENT);
+	parse_fails(h, "start_kernel_", -ENOENT);
+	parse_fails(h, "mod_func[mod_a]", -ENOENT);
+	/* Hex without 0x is a name: looked up, never read as a number. */
+	parse_fails(h, "ffffffff81000000", -ENOENT);
+	parse_fails(h, "deadbeef+0x10", -ENOENT);
+	ck_assert_int_eq(kmemdev_parse_addr(NULL, "0x1", &addr), -EINVAL);
+	ck_assert_int_eq(kmemdev_parse_addr(h, NULL, &addr), -EINVAL);
+	ck_assert_int_eq(kmemdev_parse_addr(h, "0x1", NULL), -EINVAL);
+	kmemdev_close(h);
+
+	/* Syntax first: neither a bad offset nor a number loads kallsyms. */
+	h = handle_for("/nonexistent/kallsyms");
+	parse_fails(h, "start_kernel+zz", -EINVAL);
+	ck_assert_uint_eq(parse_ok(h, "0x10+0x10"), 0x20);
+	parse_fails(h, "start_kernel", -ENODATA);
+	kmemdev_close(h);
+
+	write_file(path, "0000000000000000 T _text\n"
+			 "0000000000000000 T start_kernel\n");
+	h = handle_for(path);
+	parse_fails(h, "start_kernel+0x10", -EACCES);
+	unlink(path);
+	kmemdev_close(h);
+}
+END_TEST
+
 struct race {
 	struct kmemdev *h;
 	pthread_barrier_t *go;
@@ -550,6 +689,11 @@ static Suite *symbols_suite(void)
 	tcase_add_test(api, test_api_hidden_addresses);
 	tcase_add_test(api, test_api_missing_kallsyms);
 	tcase_add_test(api, test_api_concurrent_first_use);
+	tcase_add_test(api, test_parse_hex);
+	tcase_add_test(api, test_parse_symbol);
+	tcase_add_test(api, test_parse_malformed);
+	tcase_add_test(api, test_parse_range);
+	tcase_add_test(api, test_parse_symbol_errors);
 	suite_add_tcase(s, api);
 	return s;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #ifndef SYS_memfd_secret
@@ -457,6 +458,80 @@ START_TEST(mapping_pins_module)
 }
 END_TEST
 
+/* ---- libkmemdev and kmemctl over the real mapping ---- */
+
+START_TEST(library_read_matches_kcore)
+{
+	uint64_t banner = vt_kallsyms("linux_banner"), vmalloc_sym;
+	static char lib[8192], kc[8192];
+	struct kmemdev *h;
+	struct layout l;
+	const void *p;
+
+	layout(&l);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	/* image address, its direct-map alias, and text */
+	ck_assert_int_eq(kmemdev_read(h, banner, lib, sizeof(lib)), 0);
+	ck_assert_int_eq(vt_kcore_read(banner, kc, sizeof(kc)), 0);
+	ck_assert_int_eq(memcmp(lib, kc, sizeof(lib)), 0);
+	ck_assert_int_eq(kmemdev_read(h, l.info.page_offset + image_phys(&l, banner), lib, 64), 0);
+	ck_assert_int_eq(memcmp(lib, kc, 64), 0);
+	ck_assert_int_eq(kmemdev_read(h, l.info.text_start, lib, sizeof(lib)), 0);
+	ck_assert_int_eq(vt_kcore_read(l.info.text_start, kc, sizeof(kc)), 0);
+	ck_assert_int_eq(memcmp(lib, kc, sizeof(lib)), 0);
+	/* the same pointer twice: mappings are cached per handle */
+	ck_assert_int_eq(kmemdev_map(h, banner, 64, &p), 0);
+	{
+		const void *again;
+
+		ck_assert_int_eq(kmemdev_map(h, banner, 64, &again), 0);
+		ck_assert_ptr_eq(p, again);
+	}
+	/* module memory is not mappable: -ENXIO until the read ioctl */
+	vmalloc_sym = vt_kallsyms("kmem_ro_info_ioctl");
+	ck_assert_int_eq(kmemdev_read(h, vmalloc_sym, lib, 8), -ENXIO);
+	ck_assert_int_eq(kmemdev_read(h, banner, lib, 0), -EINVAL);
+	kmemdev_close(h);
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(library_text_only_when_ram_off)
+{
+	static char lib[4096], kc[4096];
+	struct kmemdev *h;
+	struct layout l;
+
+	layout(&l);
+	vt_write_file(RAW_PARAM, "0");
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_read(h, l.info.text_start + 4096, lib, sizeof(lib)), 0);
+	ck_assert_int_eq(vt_kcore_read(l.info.text_start + 4096, kc, sizeof(kc)), 0);
+	ck_assert_int_eq(memcmp(lib, kc, sizeof(lib)), 0);
+	ck_assert_int_eq(kmemdev_read(h, vt_kallsyms("init_task"), lib, 8), -ENXIO);
+	kmemdev_close(h);
+	vt_write_file(RAW_PARAM, "1");
+	close(l.fd);
+}
+END_TEST
+
+START_TEST(kmemctl_read_hexdump_and_raw)
+{
+	char *hex[] = { "kmemctl", "read", "linux_banner", "64", NULL };
+	char *raw[] = { "kmemctl", "read", "--raw", "linux_banner+6", "7", NULL };
+	char *bad[] = { "kmemctl", "read", "no_such_symbol_anywhere", "8", NULL };
+	static char out[16384], err[4096];
+
+	ck_assert_int_eq(vt_exec(0, 0, hex, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "<linux_banner"));
+	ck_assert_ptr_nonnull(strstr(out, "|Linux version "));
+	ck_assert_int_eq(vt_exec(0, 0, raw, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_str_eq(out, "version");
+	ck_assert_int_eq(vt_exec(0, 0, bad, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_int_eq(vt_count_lines(err), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mmap");
@@ -475,6 +550,12 @@ int main(void)
 	tcase_add_test(tc, non_ram_is_einval);
 	tcase_add_test(tc, hole_is_sigbus);
 	tcase_add_test(tc, mmap_ram_off_keeps_text);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("library");
+	tcase_add_test(tc, library_read_matches_kcore);
+	tcase_add_test(tc, library_text_only_when_ram_off);
+	tcase_add_test(tc, kmemctl_read_hexdump_and_raw);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lifetime");

@@ -10,6 +10,7 @@
 #   VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
 #
 # A suite is a static binary in $BUILD/vm/ or a script in tests/vm/.
+# Suites see VM_ACCEL (e.g. tcg-single) in their environment.
 # VM_SHOW=1 relays what the suites print.
 # Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko and
 # $BUILD/vm/<suite> for every suite a group names.  Logs: $BUILD/vm-logs/.
@@ -32,9 +33,9 @@ total_pass=0 total_fail=0 failed_runs=()
 
 say() { printf 'vm: %s\n' "$*"; }
 
-make_initramfs() {	# kernel suites... -> path
-	local kernel=$1 stage
-	shift
+make_initramfs() {	# kernel accel suites... -> path
+	local kernel=$1 accel=$2 stage
+	shift 2
 	stage=$(mktemp -d "$BUILD/vm-stage.XXXXXX")
 	chmod 755 "$stage"	# the guest's / : other users must traverse it
 	mkdir -p "$stage/bin" "$stage/lib" "$stage/tests"
@@ -51,6 +52,7 @@ make_initramfs() {	# kernel suites... -> path
 	done
 	[ -e "$BUILD/vm/kmemctl" ] && cp "$BUILD/vm/kmemctl" "$stage/bin/"
 	echo "$*" > "$stage/tests/list"
+	echo "export VM_ACCEL=tcg-$accel" > "$stage/tests/env"
 	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$stage.cpio"
 	rm -rf "$stage"
 	echo "$stage.cpio"
@@ -108,7 +110,7 @@ while read -r group kernels accel extra suites; do
 		[[ ,$kernels, == *,$kernel,* ]] || continue
 		log=$logs/$kernel-$group.log
 		rm -f "$log"
-		initrd=$(make_initramfs "$kernel" $suites) || { say "missing test binaries"; exit 1; }
+		initrd=$(make_initramfs "$kernel" "$accel" $suites) || { say "missing test binaries"; exit 1; }
 		start=$(date +%s)
 		boot "$kernel" "$accel" "$extra" "$log" "$initrd"
 		rc=$?

@@ -23,6 +23,8 @@ static const struct verb {
 	  "ABI version, features and kernel memory layout" },
 	{ "sym", kmemctl_sym, "NAME|0xADDR...",
 	  "symbol address by name, or nearest symbol of an address" },
+	{ "read", kmemctl_read, "ADDR LEN [--raw]",
+	  "kernel memory at 0xADDR or SYMBOL[+-OFF], as a hexdump" },
 };
 
 static void usage(FILE *f)

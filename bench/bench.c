@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+uint64_t bench_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Syscall-entry stops of a child running fn(arg, n), after it stops itself. */
+static long count_syscalls(void (*fn)(void *, long), void *arg, long n)
+{
+	long calls = 0;
+	int status, entering = 1;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(1);
+		raise(SIGSTOP);
+		fn(arg, n);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		return -1;
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD);
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) ||
+		    waitpid(pid, &status, 0) != pid)
+			return -1;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return calls;
+		if (WIFSTOPPED(status) && WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			calls += entering;
+			entering = !entering;
+		}
+	}
+}
+
+double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n)
+{
+	long with = count_syscalls(fn, arg, n), base = count_syscalls(fn, arg, 0);
+
+	if (with < 0 || base < 0 || n <= 0)
+		return -1;
+	return (double)(with - base) / n;
+}

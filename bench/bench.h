@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the in-VM benchmarks: timing, exact syscall counts, and one
+ * result line per measurement ("bench NAME key=value ...") that
+ * bench/run.sh appends to bench/results.txt.
+ */
+#ifndef KMEM_RO_BENCH_H
+#define KMEM_RO_BENCH_H
+
+#include <stdint.h>
+
+/* Monotonic nanoseconds. */
+uint64_t bench_ns(void);
+
+/*
+ * Run @fn(@arg, @n) in a traced child and return the number of system
+ * calls it made per unit of @n: (calls(n) - calls(0)) / n.  Exact, unlike
+ * timing, and independent of the machine's noise.
+ */
+double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n);
+
+#endif /* KMEM_RO_BENCH_H */

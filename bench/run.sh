@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the benchmarks in the VM on every test kernel and append their result
+# lines, dated, to bench/results.txt.  Compare ratios within one line (same
+# VM, same kernel, same run): TCG inflates absolute times, and this machine
+# is shared.  Syscall counts are exact.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(VM_GROUPS_FILE=$here/groups VM_SHOW=1 "$here/../tests/vm/run.sh" 2>&1)
+rc=$?
+echo "$out"
+grep '^bench ' <<<"$out" | sed "s/^bench /date=$(date -u +%Y-%m-%d) /" >> "$here/results.txt"
+exit $rc
