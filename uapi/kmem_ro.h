@@ -46,6 +46,8 @@
 #define KMEM_RO_FEAT_MMAP_TEXT	(1ULL << 1)	/* mmap of kernel text */
 #define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (mmap_ram=1) */
 #define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
+#define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
+#define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -143,5 +145,154 @@ struct kmem_ro_info {
 #define KMEM_RO_INFO_SIZE_VER0	152	/* sizeof first published */
 
 #define KMEM_RO_IOC_INFO	_IOWR(KMEM_RO_IOC_MAGIC, 0x00, struct kmem_ro_info)
+
+/*
+ * Reading kernel memory by address (READV and WALK).  Any kernel virtual
+ * address may be asked for; each page is checked before it is touched:
+ *  - EINVAL: below the direct map (user space, non-canonical, guard hole)
+ *  - EFAULT: not mapped in the kernel, or the read faulted
+ *  - ENXIO:  mapped to something that is not System RAM (ioremap, MMIO,
+ *            firmware holes): never touched
+ *  - EPERM:  RAM the kernel hides from itself: pages missing from the
+ *            direct map (memfd_secret), offline or hwpoisoned pages
+ * Reads go through a kernel bounce buffer, never straight to userspace.
+ */
+
+/* Limits of one KMEM_RO_IOC_READV call; beyond them: E2BIG. */
+#define KMEM_RO_READV_MAX_SEGS	1024
+#define KMEM_RO_READV_MAX_BYTES	(16U << 20)
+
+/**
+ * struct kmem_ro_iov - one segment of a vectored read
+ * @addr: in: kernel virtual address
+ * @len: in: bytes to read
+ * @buf: in: user buffer of at least @len bytes
+ * @result: out: bytes read (short if a later page failed), or a negative
+ *	errno from the list above; -EFAULT also when @buf is not writable
+ */
+struct kmem_ro_iov {
+	__u64 addr;
+	__u64 len;
+	__u64 buf;
+	__s64 result;
+};
+
+/**
+ * struct kmem_ro_readv - KMEM_RO_IOC_READV argument
+ * @size: in: sizeof(struct kmem_ro_readv)
+ * @flags: in: must be 0
+ * @iov_addr: in: user pointer to @iov_count struct kmem_ro_iov
+ * @iov_count: in: number of segments, at most KMEM_RO_READV_MAX_SEGS
+ * @done: out: segments processed; their @result fields are written.  Less
+ *	than @iov_count when a signal arrived: the call still returns 0, so
+ *	completed results are never lost; resubmit the rest.
+ * @reserved: in: must be 0
+ *
+ * Errors of the call itself: EINVAL (flags, reserved, @iov_addr/@iov_count
+ * mismatch, size), E2BIG (too many segments or bytes, size), EFAULT (the
+ * argument or the segment array), EINTR (a signal before any segment),
+ * ENOMEM.  Per-segment errors go to each @result.
+ */
+struct kmem_ro_readv {
+	__u64 size;
+	__u64 flags;
+	__u64 iov_addr;
+	__u32 iov_count;
+	__u32 done;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_READV_SIZE_VER0	48
+
+#define KMEM_RO_IOC_READV	_IOWR(KMEM_RO_IOC_MAGIC, 0x01, struct kmem_ro_readv)
+
+/* Limits of one KMEM_RO_IOC_WALK call; beyond them: E2BIG. */
+#define KMEM_RO_WALK_MAX_FIELDS		64
+#define KMEM_RO_WALK_MAX_RECORD		4096	/* bytes per node */
+#define KMEM_RO_WALK_MAX_NODES		(1U << 20)
+
+/* kmem_ro_walk.flags */
+#define KMEM_RO_WALK_NODE_ADDR	(1ULL << 0)	/* prefix each record with the node address */
+
+/* kmem_ro_walk.status */
+#define KMEM_RO_WALK_DONE		0	/* came back to the head */
+#define KMEM_RO_WALK_MAX_REACHED	1	/* max_nodes nodes written, more follow */
+#define KMEM_RO_WALK_BUF_FULL		2	/* buffer full, more follow */
+#define KMEM_RO_WALK_LOOP		3	/* a cycle that does not pass the head */
+#define KMEM_RO_WALK_FAULT		4	/* @fault_addr could not be read: @fault_errno */
+#define KMEM_RO_WALK_INTERRUPTED	5	/* a signal arrived */
+
+/**
+ * struct kmem_ro_field - one field to copy out of every node
+ * @offset: in: byte offset inside the node (the containing struct)
+ * @len: in: bytes, 1 to KMEM_RO_WALK_MAX_RECORD
+ */
+struct kmem_ro_field {
+	__u32 offset;
+	__u32 len;
+};
+
+/**
+ * struct kmem_ro_walk - KMEM_RO_IOC_WALK argument: gather fields of a list
+ * @size: in: sizeof(struct kmem_ro_walk)
+ * @flags: in: KMEM_RO_WALK_* flags
+ * @head: in: kernel address of the struct list_head that heads the list
+ * @start: in: 0 to begin at @head->next, or a @next from an earlier call
+ *	to resume there
+ * @link_offset: in: offset of the struct list_head member inside a node;
+ *	node = link - @link_offset
+ * @fields_addr: in: user pointer to @fields_count struct kmem_ro_field
+ * @fields_count: in: 1 to KMEM_RO_WALK_MAX_FIELDS
+ * @max_nodes: in: stop after this many nodes; 0 means
+ *	KMEM_RO_WALK_MAX_NODES
+ * @buf_addr: in: user buffer for the packed records
+ * @buf_size: in: its size
+ * @nodes: out: records written.  A record is the node address (8 bytes,
+ *	with KMEM_RO_WALK_NODE_ADDR) followed by each field's bytes in
+ *	order, unpadded.
+ * @status: out: KMEM_RO_WALK_* status
+ * @next: out: with MAX_REACHED, BUF_FULL or INTERRUPTED, the link to pass
+ *	as @start to continue
+ * @fault_addr: out: with KMEM_RO_WALK_FAULT, the address that failed
+ * @fault_errno: out: with KMEM_RO_WALK_FAULT, why (negative errno, as for
+ *	READV)
+ * @reserved0: in: must be 0
+ * @reserved: in: must be 0
+ *
+ * The walk follows ->next until it returns to @head.  It takes no lock: the
+ * list may change while it is walked, and every read is checked as for
+ * READV, so a torn or corrupt list ends the walk with a status, never an
+ * oops.  Cycles that miss the head are found with Brent's algorithm in
+ * O(1) memory.
+ *
+ * Errors of the call: EINVAL (flags, reserved, size, @head or @start
+ * outside the kernel, no fields, a field of length 0, address/size
+ * mismatch, a buffer smaller than one record), E2BIG (too many fields,
+ * record too large, size), EFAULT (argument, fields, buffer), EINTR (a
+ * signal before any node), ENOMEM.
+ */
+struct kmem_ro_walk {
+	__u64 size;
+	__u64 flags;
+	__u64 head;
+	__u64 start;
+	__u64 link_offset;
+	__u64 fields_addr;
+	__u32 fields_count;
+	__u32 max_nodes;
+	__u64 buf_addr;
+	__u64 buf_size;
+	__u32 nodes;
+	__u32 status;
+	__u64 next;
+	__u64 fault_addr;
+	__s32 fault_errno;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_WALK_SIZE_VER0	120
+
+#define KMEM_RO_IOC_WALK	_IOWR(KMEM_RO_IOC_MAGIC, 0x02, struct kmem_ro_walk)
 
 #endif /* _UAPI_LINUX_KMEM_RO_H */
