@@ -40,11 +40,13 @@ lib:
 tools: lib
 	$(MAKE) -C tools
 
-# One module per test kernel, warnings are errors.
+# kmem_ro.ko and the test-only kmem_ro_testobj.ko per test kernel,
+# warnings are errors.
 test-modules: deps
 	@set -e; for k in $(KERNELS); do \
 		echo "  MODULE  $$k"; \
 		scripts/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
+		scripts/build-module.sh $$k tests/vm/testobj $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
 	done
 
 sparse: deps

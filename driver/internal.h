@@ -8,6 +8,28 @@
 #include <linux/types.h>
 #include <linux/compiler_types.h>
 
+/* A snapshot of System RAM, in whole pages (ram.c). */
+struct kmem_ro_pfns {
+	unsigned long start;
+	unsigned long end;		/* exclusive */
+};
+
+struct kmem_ro_ram {
+	unsigned int nr;
+	unsigned int cap;
+	struct kmem_ro_pfns pfns[];
+};
+
+struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last);
+bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
+			  unsigned long nr);
+bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
+
+long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
+			 const struct kmem_ro_ram *ram);
+long kmem_ro_readv_ioctl(void __user *uarg);
+long kmem_ro_walk_ioctl(void __user *uarg);
+
 int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 		   const void __user *uarg, u64 *usize);
 int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,

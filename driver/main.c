@@ -47,6 +47,10 @@ static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case KMEM_RO_IOC_INFO:
 		return kmem_ro_info_ioctl(uarg);
+	case KMEM_RO_IOC_READV:
+		return kmem_ro_readv_ioctl(uarg);
+	case KMEM_RO_IOC_WALK:
+		return kmem_ro_walk_ioctl(uarg);
 	}
 	return -ENOIOCTLCMD;
 }

@@ -8,12 +8,9 @@
  * and the kernel's own direct map: no lock is shared between faulting
  * readers.  Pages are inserted on fault, by PMD where the kernel allows.
  */
-#include <linux/ioport.h>
 #include <linux/kref.h>
-#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/page-flags.h>
 #include <linux/pfn_t.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -35,16 +32,10 @@ MODULE_PARM_DESC(mmap_ram,
 #define KMEM_RO_HUGE	0
 #endif
 
-struct kmem_ro_pfns {
-	unsigned long start;
-	unsigned long end;		/* exclusive */
-};
-
 /* What one mapping may show; shared by the VMAs split or copied from it. */
 struct kmem_ro_mapping {
 	struct kref ref;
-	unsigned int nr;
-	struct kmem_ro_pfns pfns[];
+	struct kmem_ro_ram *ram;
 };
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -77,44 +68,16 @@ u64 kmem_ro_mmap_features(void)
 	return features;
 }
 
-static bool kmem_ro_allowed(const struct kmem_ro_mapping *map,
-			    unsigned long pfn, unsigned long nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < map->nr; i++)
-		if (pfn >= map->pfns[i].start && pfn + nr <= map->pfns[i].end)
-			return true;
-	return false;
-}
-
-/*
- * Can the kernel itself read this RAM page?  memfd_secret pages and pages
- * unmapped by debug_pagealloc or on a memory error are absent from the
- * direct map; offline and poisoned pages must not be touched at all.
- * Returns the direct-map level so huge faults can require a large page.
- */
-static bool kmem_ro_readable(unsigned long pfn, unsigned int *level)
-{
-	struct page *page = pfn_to_online_page(pfn);
-	pte_t *pte;
-
-	if (!page || PageHWPoison(page) || PageOffline(page))
-		return false;
-	pte = lookup_address((unsigned long)pfn_to_kaddr(pfn), level);
-	return pte && (pte_flags(*pte) & _PAGE_PRESENT);
-}
-
 static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 {
 	struct kmem_ro_mapping *map = vmf->vma->vm_private_data;
 	unsigned long pfn = vmf->pgoff;
 	unsigned int level;
 
-	if (!kmem_ro_allowed(map, pfn, 1))
+	if (!kmem_ro_ram_contains(map->ram, pfn, 1))
 		return VM_FAULT_SIGBUS;
 	/* What the kernel cannot read reads as zeros, as in /proc/kcore. */
-	if (!kmem_ro_readable(pfn, &level))
+	if (!kmem_ro_page_readable(pfn, &level))
 		pfn = my_zero_pfn(vmf->address);
 	return vmf_insert_pfn(vmf->vma, vmf->address, pfn);
 }
@@ -138,9 +101,9 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 		return VM_FAULT_FALLBACK;
 	pfn = vma->vm_pgoff + ((haddr - vma->vm_start) >> PAGE_SHIFT);
 	if (!IS_ALIGNED(pfn, PTRS_PER_PMD) ||
-	    !kmem_ro_allowed(map, pfn, PTRS_PER_PMD))
+	    !kmem_ro_ram_contains(map->ram, pfn, PTRS_PER_PMD))
 		return VM_FAULT_FALLBACK;
-	if (!kmem_ro_readable(pfn, &level) || level < PG_LEVEL_2M)
+	if (!kmem_ro_page_readable(pfn, &level) || level < PG_LEVEL_2M)
 		return VM_FAULT_FALLBACK;
 	for (i = 1; i < PTRS_PER_PMD; i++) {
 		struct page *page = pfn_to_online_page(pfn + i);
@@ -154,7 +117,10 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 
 static void kmem_ro_mapping_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct kmem_ro_mapping, ref));
+	struct kmem_ro_mapping *map = container_of(ref, struct kmem_ro_mapping, ref);
+
+	kfree(map->ram);
+	kfree(map);
 }
 
 /* A split, mremap or fork copies the VMA: it shares the mapping's list. */
@@ -181,54 +147,11 @@ static const struct vm_operations_struct kmem_ro_vm_ops = {
 #endif
 };
 
-struct kmem_ro_ram_walk {
-	struct kmem_ro_mapping *map;
-	unsigned int cap;
-};
-
-/* Whole pages only: a page partly outside System RAM is not RAM. */
-static int kmem_ro_ram_add(struct resource *res, void *arg)
-{
-	struct kmem_ro_ram_walk *walk = arg;
-	unsigned long start = PFN_UP(res->start), end = PFN_DOWN(res->end + 1);
-
-	if (start >= end)
-		return 0;
-	if (!walk->map)
-		walk->cap++;
-	else if (walk->map->nr < walk->cap)
-		walk->map->pfns[walk->map->nr++] = (struct kmem_ro_pfns){ start, end };
-	return 0;
-}
-
-/* System RAM inside [first, last) PFNs: counted, then gathered. */
-static struct kmem_ro_mapping *kmem_ro_ram_mapping(unsigned long first,
-						   unsigned long last)
-{
-	struct kmem_ro_ram_walk walk = { };
-	u64 start = PFN_PHYS(first), end = PFN_PHYS(last) - 1;
-
-	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
-			    start, end, &walk, kmem_ro_ram_add);
-	if (!walk.cap)
-		return ERR_PTR(-EINVAL);
-	walk.map = kzalloc(struct_size(walk.map, pfns, walk.cap), GFP_KERNEL);
-	if (!walk.map)
-		return ERR_PTR(-ENOMEM);
-	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
-			    start, end, &walk, kmem_ro_ram_add);
-	if (!walk.map->nr) {
-		kfree(walk.map);
-		return ERR_PTR(-EINVAL);
-	}
-	return walk.map;
-}
-
 /* Kernel text only (mmap_ram=0): its PFNs, clipped to [first, last). */
-static struct kmem_ro_mapping *kmem_ro_text_mapping(unsigned long first,
-						    unsigned long last)
+static struct kmem_ro_ram *kmem_ro_text_ram(unsigned long first,
+					    unsigned long last)
 {
-	struct kmem_ro_mapping *map;
+	struct kmem_ro_ram *ram;
 	unsigned long start, end;
 
 	kmem_ro_text_pfns(&start, &end);
@@ -236,12 +159,12 @@ static struct kmem_ro_mapping *kmem_ro_text_mapping(unsigned long first,
 	end = min(end, last);
 	if (start >= end)
 		return ERR_PTR(-EPERM);
-	map = kzalloc(struct_size(map, pfns, 1), GFP_KERNEL);
-	if (!map)
+	ram = kzalloc(struct_size(ram, pfns, 1), GFP_KERNEL);
+	if (!ram)
 		return ERR_PTR(-ENOMEM);
-	map->pfns[0] = (struct kmem_ro_pfns){ start, end };
-	map->nr = 1;
-	return map;
+	ram->pfns[0] = (struct kmem_ro_pfns){ start, end };
+	ram->nr = ram->cap = 1;
+	return ram;
 }
 
 /**
@@ -256,16 +179,22 @@ int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	unsigned long first = vma->vm_pgoff, last = first + vma_pages(vma);
 	struct kmem_ro_mapping *map;
+	struct kmem_ro_ram *ram;
 
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 	if (last > PHYS_PFN(U64_MAX))
 		return -EINVAL;
-	map = mmap_ram ? kmem_ro_ram_mapping(first, last) :
-			 kmem_ro_text_mapping(first, last);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
+	ram = mmap_ram ? kmem_ro_ram_get(first, last) : kmem_ro_text_ram(first, last);
+	if (IS_ERR(ram))
+		return PTR_ERR(ram);
+	map = kmalloc(sizeof(*map), GFP_KERNEL);
+	if (!map) {
+		kfree(ram);
+		return -ENOMEM;
+	}
 	kref_init(&map->ref);
+	map->ram = ram;
 	vma->vm_private_data = map;
 	vma->vm_ops = &kmem_ro_vm_ops;
 	/*

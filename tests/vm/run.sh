@@ -12,7 +12,8 @@
 # A suite is a static binary in $BUILD/vm/ or a script in tests/vm/.
 # Suites see VM_ACCEL (e.g. tcg-single) in their environment.
 # VM_SHOW=1 relays what the suites print.
-# Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko and
+# Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko,
+# $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
 # $BUILD/vm/<suite> for every suite a group names.  Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -42,7 +43,7 @@ make_initramfs() {	# kernel accel suites... -> path
 	cp /bin/busybox "$stage/bin/busybox"
 	cp "$here/init" "$stage/init"
 	chmod 755 "$stage/init"
-	cp "$BUILD/$kernel/driver/kmem_ro.ko" "$stage/lib/"
+	cp "$BUILD/$kernel/driver/kmem_ro.ko" "$BUILD/$kernel/testobj/kmem_ro_testobj.ko" "$stage/lib/"
 	for s in "$@"; do
 		if [ -f "$here/$s" ]; then
 			cp "$here/$s" "$stage/tests/"
@@ -79,6 +80,7 @@ judge() {
 	shift 3
 	grep -q '^@@DONE' "$log" || { say "$kernel/$group: guest did not finish (timeout or crash)"; ok=1; }
 	grep -q '^@@INSMOD rc=0' "$log" || { say "$kernel/$group: insmod failed"; ok=1; }
+	grep -q '^@@TESTOBJ rc=0' "$log" || { say "$kernel/$group: test objects failed to load"; ok=1; }
 	if grep -q '^@@RMMOD' "$log" && ! grep -q '^@@RMMOD rc=0' "$log"; then
 		say "$kernel/$group: rmmod failed (leaked fd, mapping or probe?)"; ok=1
 	fi

@@ -275,6 +275,20 @@ void *vt_map_phys(int fd, uint64_t phys, size_t len)
 	return mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)phys);
 }
 
+uint64_t vt_testobj(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/kmem_ro_testobj", "re");
+	char key[64], val[64];
+	int found = 0;
+
+	ck_assert_msg(f, "kmem_ro_testobj not loaded: %s", strerror(errno));
+	while (!found && fscanf(f, "%63s %63s", key, val) == 2)
+		found = !strcmp(key, name);
+	fclose(f);
+	ck_assert_msg(found, "kmem_ro_testobj has no %s", name);
+	return strtoull(val, NULL, 0);
+}
+
 static void slurp(FILE *f, char *buf, size_t sz)
 {
 	size_t n;

@@ -76,6 +76,9 @@ long long vt_status_kb(const char *key);
 /* mmap /dev/kmem_ro read-only at physical @phys; MAP_FAILED on error. */
 void *vt_map_phys(int fd, uint64_t phys, size_t len);
 
+/* A value published by kmem_ro_testobj.ko in debugfs; fails if absent. */
+uint64_t vt_testobj(const char *name);
+
 /* main() of every in-VM test binary: run @s, print the Check summary. */
 int vt_main(Suite *s);
 

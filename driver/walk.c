@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - KMEM_RO_IOC_WALK: follow a list_head chain in the kernel and
+ * copy chosen fields of every node out in one call.
+ */
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <kmem_ro.h>
+
+#include "internal.h"
+
+struct kmem_ro_walker {
+	struct kmem_ro_walk *w;
+	const struct kmem_ro_field *fields;
+	const struct kmem_ro_ram *ram;
+	char *record;
+	u32 record_size;
+};
+
+static bool kmem_ro_walk_fault(struct kmem_ro_walk *w, unsigned long addr, long err)
+{
+	w->status = KMEM_RO_WALK_FAULT;
+	w->fault_addr = addr;
+	w->fault_errno = err < 0 ? err : -EFAULT;	/* short read: the rest faulted */
+	return false;
+}
+
+/* Fill the record for the node whose list_head is at @link. */
+static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
+{
+	unsigned long node = link - k->w->link_offset;
+	char *pos = k->record;
+	u32 i;
+
+	if (k->w->flags & KMEM_RO_WALK_NODE_ADDR) {
+		memcpy(pos, &node, sizeof(u64));
+		pos += sizeof(u64);
+	}
+	for (i = 0; i < k->w->fields_count; i++) {
+		unsigned long addr = node + k->fields[i].offset;
+		long got = kmem_ro_read_kernel(pos, addr, k->fields[i].len, k->ram);
+
+		if (got != k->fields[i].len)
+			return kmem_ro_walk_fault(k->w, got < 0 ? addr : addr + got, got);
+		pos += k->fields[i].len;
+	}
+	return true;
+}
+
+static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
+			      unsigned long *next)
+{
+	long got = kmem_ro_read_kernel(next, link + offsetof(struct list_head, next),
+				       sizeof(*next), k->ram);
+
+	if (got != sizeof(*next))
+		return kmem_ro_walk_fault(k->w, link, got);
+	return true;
+}
+
+/*
+ * Brent's cycle detection over the links visited: a list that loops
+ * without passing the head is found in O(1) memory and at most twice the
+ * cycle length in extra steps.
+ */
+static int kmem_ro_walk_run(struct kmem_ro_walker *k, char __user *ubuf)
+{
+	struct kmem_ro_walk *w = k->w;
+	u32 max = w->max_nodes ? min(w->max_nodes, KMEM_RO_WALK_MAX_NODES) :
+				 KMEM_RO_WALK_MAX_NODES;
+	unsigned long link, tortoise, power = 1, lam = 0;
+
+	link = w->start;
+	if (!link && !kmem_ro_walk_next(k, w->head, &link))
+		return 0;
+	tortoise = link;
+	for (;;) {
+		unsigned long next;
+
+		if (link == w->head) {
+			w->status = KMEM_RO_WALK_DONE;
+			return 0;
+		}
+		w->next = link;
+		if (w->nodes == max) {
+			w->status = KMEM_RO_WALK_MAX_REACHED;
+			return 0;
+		}
+		if ((u64)(w->nodes + 1) * k->record_size > w->buf_size) {
+			w->status = KMEM_RO_WALK_BUF_FULL;
+			return 0;
+		}
+		if (signal_pending(current)) {
+			w->status = KMEM_RO_WALK_INTERRUPTED;
+			return w->nodes ? 0 : -EINTR;
+		}
+		if (!kmem_ro_walk_record(k, link) || !kmem_ro_walk_next(k, link, &next))
+			return 0;
+		if (copy_to_user(ubuf + (u64)w->nodes * k->record_size, k->record,
+				 k->record_size))
+			return -EFAULT;
+		w->nodes++;
+		if (next == tortoise && next != w->head) {
+			w->status = KMEM_RO_WALK_LOOP;
+			w->next = next;
+			return 0;
+		}
+		if (++lam == power) {
+			tortoise = next;
+			power <<= 1;
+			lam = 0;
+		}
+		link = next;
+		cond_resched();
+	}
+}
+
+static int kmem_ro_walk_check(const struct kmem_ro_walk *w,
+			      const struct kmem_ro_field *fields, u32 *record_size)
+{
+	u64 size = (w->flags & KMEM_RO_WALK_NODE_ADDR) ? sizeof(u64) : 0;
+	u32 i;
+
+	for (i = 0; i < w->fields_count; i++) {
+		if (!fields[i].len)
+			return -EINVAL;
+		size += fields[i].len;
+		if (size > KMEM_RO_WALK_MAX_RECORD)
+			return -E2BIG;
+	}
+	if (w->buf_size < size)
+		return -EINVAL;
+	*record_size = size;
+	return 0;
+}
+
+/**
+ * kmem_ro_walk_ioctl() - KMEM_RO_IOC_WALK
+ * @uarg: user pointer to struct kmem_ro_walk
+ *
+ * Return: 0 (the walk's own outcome is in @status) or a negative errno as
+ * documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_walk_ioctl(void __user *uarg)
+{
+	struct kmem_ro_walker k = { };
+	struct kmem_ro_field *fields;
+	struct kmem_ro_walk w;
+	struct kmem_ro_ram *ram;
+	u64 usize;
+	int err;
+
+	err = kmem_ro_arg_in(&w, sizeof(w), KMEM_RO_WALK_SIZE_VER0, uarg, &usize);
+	if (err)
+		return err;
+	if ((w.flags & ~KMEM_RO_WALK_NODE_ADDR) || w.reserved0 || w.reserved[0] ||
+	    w.reserved[1] || w.head < PAGE_OFFSET || (w.start && w.start < PAGE_OFFSET) ||
+	    !w.fields_count || !w.fields_addr || !w.buf_addr || !w.buf_size)
+		return -EINVAL;
+	if (w.fields_count > KMEM_RO_WALK_MAX_FIELDS)
+		return -E2BIG;
+	fields = memdup_array_user(u64_to_user_ptr(w.fields_addr), w.fields_count,
+				   sizeof(*fields));
+	if (IS_ERR(fields))
+		return PTR_ERR(fields);
+	err = kmem_ro_walk_check(&w, fields, &k.record_size);
+	if (err)
+		goto out_free_fields;
+	ram = kmem_ro_ram_get(0, PHYS_PFN(U64_MAX));
+	if (IS_ERR(ram)) {
+		err = PTR_ERR(ram);
+		goto out_free_fields;
+	}
+	k.record = kmalloc(k.record_size, GFP_KERNEL);
+	if (!k.record) {
+		err = -ENOMEM;
+		goto out_free_ram;
+	}
+
+	w.nodes = 0;
+	w.status = KMEM_RO_WALK_DONE;
+	w.next = w.fault_addr = 0;
+	w.fault_errno = 0;
+	k.w = &w;
+	k.fields = fields;
+	k.ram = ram;
+	err = kmem_ro_walk_run(&k, u64_to_user_ptr(w.buf_addr));
+	if (!err)
+		err = kmem_ro_arg_out(uarg, &w, sizeof(w), usize);
+
+	kfree(k.record);
+out_free_ram:
+	kfree(ram);
+out_free_fields:
+	kfree(fields);
+	return err;
+}
