@@ -25,10 +25,12 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 
+struct file;
 long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			 const struct kmem_ro_ram *ram);
 long kmem_ro_readv_ioctl(void __user *uarg);
 long kmem_ro_walk_ioctl(void __user *uarg);
+long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
 
 int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 		   const void __user *uarg, u64 *usize);
@@ -39,7 +41,6 @@ int kmem_ro_info_init(void);
 long kmem_ro_info_ioctl(void __user *uarg);
 void kmem_ro_text_pfns(unsigned long *start, unsigned long *end);
 
-struct file;
 struct vm_area_struct;
 u64 kmem_ro_mmap_features(void);
 int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma);

@@ -51,6 +51,8 @@ static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 		return kmem_ro_readv_ioctl(uarg);
 	case KMEM_RO_IOC_WALK:
 		return kmem_ro_walk_ioctl(uarg);
+	case KMEM_RO_IOC_PAGEMAP:
+		return kmem_ro_pagemap_ioctl(file, uarg);
 	}
 	return -ENOIOCTLCMD;
 }

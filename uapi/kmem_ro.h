@@ -48,6 +48,7 @@
 #define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
 #define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
 #define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
+#define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -294,5 +295,86 @@ struct kmem_ro_walk {
 #define KMEM_RO_WALK_SIZE_VER0	120
 
 #define KMEM_RO_IOC_WALK	_IOWR(KMEM_RO_IOC_MAGIC, 0x02, struct kmem_ro_walk)
+
+/*
+ * Page-table entries of a process, as /proc/PID/pagemap encodes them
+ * (Documentation/admin-guide/mm/pagemap.rst): bits 0-54 are the PFN of a
+ * present page, or swap type (bits 0-4) and offset (5-54) of a swapped one.
+ */
+#define KMEM_RO_PM_FRAME_MASK	((1ULL << 55) - 1)
+#define KMEM_RO_PM_SOFT_DIRTY	(1ULL << 55)
+#define KMEM_RO_PM_EXCLUSIVE	(1ULL << 56)	/* page mapped exactly once */
+#define KMEM_RO_PM_UFFD_WP	(1ULL << 57)
+#define KMEM_RO_PM_FILE		(1ULL << 61)	/* file page or shared anon */
+#define KMEM_RO_PM_SWAP		(1ULL << 62)
+#define KMEM_RO_PM_PRESENT	(1ULL << 63)
+
+/* kmem_ro_pagemap.flags */
+#define KMEM_RO_PAGEMAP_RUNS	(1ULL << 0)	/* runs, not one __u64 per page */
+
+/**
+ * struct kmem_ro_pagemap_run - pages with equal flags and contiguous frames
+ * @start: user virtual address of the first page
+ * @pages: number of pages
+ * @flags: entry bits 55-63, the same for every page of the run
+ * @frame: bits 0-54 of the first page's entry.  A present run's PFNs
+ *	follow on one by one, a swapped run's offsets too; other runs, and
+ *	every run when PFNs are hidden, have frame 0.  Expanding the runs
+ *	gives the flat output exactly.
+ */
+struct kmem_ro_pagemap_run {
+	__u64 start;
+	__u64 pages;
+	__u64 flags;
+	__u64 frame;
+};
+
+/**
+ * struct kmem_ro_pagemap - KMEM_RO_IOC_PAGEMAP argument
+ * @size: in: sizeof(struct kmem_ro_pagemap)
+ * @flags: in: KMEM_RO_PAGEMAP_* flags
+ * @pid: in: process, in the caller's PID namespace; 0 for the caller
+ * @reserved0: in: must be 0
+ * @start: in: first user address, page aligned
+ * @end: in: end of the range (exclusive), page aligned, above @start
+ * @buf_addr: in: user buffer: __u64 entries, or struct kmem_ro_pagemap_run
+ *	with KMEM_RO_PAGEMAP_RUNS
+ * @buf_size: in: its size in bytes; at least one entry or run
+ * @count: out: entries or runs written
+ * @walk_end: out: first address not described; @end when the whole range
+ *	was.  Call again with @start = @walk_end to resume.
+ * @reserved: in: must be 0
+ *
+ * Only the page tables covering [@start, @end) are walked, under the
+ * target's mmap read lock, holes between VMAs in one step.  Entries are
+ * bit-identical to /proc/PID/pagemap of the running kernel, including its
+ * rules: PFNs (and swap offsets) read as 0 unless the opener of this fd had
+ * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE (where the kernel
+ * would also accept ptrace-read access by the same user: a capability is
+ * the check available to modules).
+ *
+ * Errors: EINVAL (flags, reserved, size, range not page aligned, empty,
+ * reversed or beyond user space, buffer smaller than one item or
+ * address/size mismatch), E2BIG (size), ESRCH (no such process, a kernel
+ * thread, or one that has exited), EPERM (another process without
+ * CAP_SYS_PTRACE), EFAULT, EINTR (killed while waiting), ENOMEM.
+ */
+struct kmem_ro_pagemap {
+	__u64 size;
+	__u64 flags;
+	__u32 pid;
+	__u32 reserved0;
+	__u64 start;
+	__u64 end;
+	__u64 buf_addr;
+	__u64 buf_size;
+	__u64 count;
+	__u64 walk_end;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PAGEMAP_SIZE_VER0	88
+
+#define KMEM_RO_IOC_PAGEMAP	_IOWR(KMEM_RO_IOC_MAGIC, 0x03, struct kmem_ro_pagemap)
 
 #endif /* _UAPI_LINUX_KMEM_RO_H */

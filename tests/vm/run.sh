@@ -28,7 +28,7 @@ TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
 BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 
-logs=$BUILD/vm-logs
+logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
 total_pass=0 total_fail=0 failed_runs=()
 

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - KMEM_RO_IOC_PAGEMAP: /proc/PID/pagemap entries for exactly
+ * [start, end), one __u64 per page or as runs.
+ *
+ * walk_page_range() is not exported, nor is __pte_offset_map() on 6.12, so
+ * the page tables are read the way GUP-fast reads them: interrupts off, so
+ * no page table can be freed under us, each level read once and judged on
+ * that value.  The mmap read lock keeps the VMAs in place.  Entries go to a
+ * kernel buffer first and reach the user with the lock dropped, as in
+ * fs/proc/task_mmu.c: a fault on the user buffer may need that lock.
+ *
+ * The entry of each page is computed as the running kernel's
+ * pte_to_pagemap_entry(), pagemap_pmd_range() and pagemap_hugetlb_range()
+ * compute it; where 6.1 and 6.12 differ (the exclusive bit) both are here.
+ */
+#include <linux/hugetlb.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/swapops.h>
+#include <linux/uaccess.h>
+#include <linux/userfaultfd_k.h>
+#include <linux/version.h>
+
+#include <kmem_ro.h>
+
+#include "internal.h"
+
+#define PM_KBUF_BYTES	SZ_64K
+
+struct kmem_ro_pm {
+	bool runs;
+	bool show_pfn;
+	union {
+		u64 *flat;
+		struct kmem_ro_pagemap_run *run;
+		void *ptr;
+	} kbuf;
+	unsigned int kcount;		/* items in kbuf */
+	unsigned int kcap;
+	u64 ucap;			/* items the user buffer holds */
+	u64 uused;			/* items already copied out */
+	struct kmem_ro_pagemap_run open;	/* runs: the one still growing */
+	u64 open_step;			/* its frame step per page */
+	unsigned long addr;		/* next page to describe */
+	bool full;			/* the user buffer can take no more */
+};
+
+static bool pm_room(struct kmem_ro_pm *pm)
+{
+	if (pm->uused + pm->kcount >= pm->ucap) {
+		pm->full = true;
+		return false;
+	}
+	return pm->kcount < pm->kcap;
+}
+
+/*
+ * Describe @n pages from pm->addr: the first has @frame, each next one
+ * @step more (0 for pages without a frame).  Returns false when a buffer
+ * filled first; pm->addr says how far it got.
+ */
+static bool pm_emit(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags,
+		    u64 step)
+{
+	struct kmem_ro_pagemap_run *o = &pm->open;
+
+	if (!pm->show_pfn) {
+		frame = 0;
+		step = 0;
+	}
+	if (!pm->runs) {
+		for (; n; n--, frame += step, pm->addr += PAGE_SIZE) {
+			if (!pm_room(pm))
+				return false;
+			pm->kbuf.flat[pm->kcount++] = (frame & KMEM_RO_PM_FRAME_MASK) | flags;
+		}
+		return true;
+	}
+	if (o->pages && o->flags == flags && pm->open_step == step &&
+	    o->frame + o->pages * step == frame) {
+		o->pages += n;
+	} else {
+		if (o->pages) {
+			if (!pm_room(pm))
+				return false;
+			pm->kbuf.run[pm->kcount++] = *o;
+		}
+		*o = (struct kmem_ro_pagemap_run){ pm->addr, n, flags,
+						   frame & KMEM_RO_PM_FRAME_MASK };
+		pm->open_step = step;
+	}
+	pm->addr += n << PAGE_SHIFT;
+	return true;
+}
+
+static bool pm_hole(struct kmem_ro_pm *pm, unsigned long to, u64 flags)
+{
+	return pm_emit(pm, (to - pm->addr) >> PAGE_SHIFT, 0, flags, 0);
+}
+
+/* vm_normal_page() is not exported; x86 marks every special PTE. */
+static struct page *pm_normal_page(pte_t pte)
+{
+	unsigned long pfn = pte_pfn(pte);
+
+	if (pte_special(pte) || !pfn_valid(pfn))
+		return NULL;
+	return pfn_to_page(pfn);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/* 6.12: folio_precise_page_mapcount(folio, page) == 1, present pages only */
+static bool pm_exclusive(struct page *page, bool present, bool migration)
+{
+	struct folio *folio = page_folio(page);
+	int mapcount = atomic_read(&page->_mapcount) + 1;
+
+	if (!present)
+		return false;
+	if (page_mapcount_is_type(mapcount))
+		mapcount = 0;
+	if (folio_test_large(folio))
+		mapcount += folio_entire_mapcount(folio);
+	return mapcount == 1;
+}
+
+static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
+{
+	return !folio_likely_mapped_shared(page_folio(page)) &&
+	       !hugetlb_pmd_shared(ptep);
+}
+#else
+/* 6.1: page_mapcount(page) == 1, migration entries excepted */
+static bool pm_exclusive(struct page *page, bool present, bool migration)
+{
+	return !migration && page_mapcount(page) == 1;
+}
+
+static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
+{
+	return page_mapcount(page) == 1;
+}
+#endif
+
+static u64 pm_swap_frame(swp_entry_t entry, unsigned long idx)
+{
+	pgoff_t offset = is_pfn_swap_entry(entry) ? swp_offset_pfn(entry) :
+						    swp_offset(entry);
+
+	return swp_type(entry) | ((offset + idx) << MAX_SWAPFILES_SHIFT);
+}
+
+/* One PTE, as pte_to_pagemap_entry(). */
+static bool pm_pte(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pte_t pte)
+{
+	u64 frame = 0, flags = 0, step = 0;
+	struct page *page = NULL;
+	bool migration = false;
+
+	if (pte_present(pte)) {
+		frame = pte_pfn(pte);
+		step = 1;
+		flags |= KMEM_RO_PM_PRESENT;
+		page = pm_normal_page(pte);
+		if (pte_soft_dirty(pte))
+			flags |= KMEM_RO_PM_SOFT_DIRTY;
+		if (pte_uffd_wp(pte))
+			flags |= KMEM_RO_PM_UFFD_WP;
+	} else if (is_swap_pte(pte)) {
+		swp_entry_t entry = pte_to_swp_entry(pte);
+
+		if (pte_swp_soft_dirty(pte))
+			flags |= KMEM_RO_PM_SOFT_DIRTY;
+		if (pte_swp_uffd_wp(pte))
+			flags |= KMEM_RO_PM_UFFD_WP;
+		frame = pm_swap_frame(entry, 0);
+		step = 1 << MAX_SWAPFILES_SHIFT;
+		flags |= KMEM_RO_PM_SWAP;
+		migration = is_migration_entry(entry);
+		if (is_pfn_swap_entry(entry))
+			page = pfn_to_page(swp_offset_pfn(entry));
+		if (pte_marker_entry_uffd_wp(entry))
+			flags |= KMEM_RO_PM_UFFD_WP;
+	}
+	if (page && !PageAnon(page))
+		flags |= KMEM_RO_PM_FILE;
+	if (page && pm_exclusive(page, flags & KMEM_RO_PM_PRESENT, migration))
+		flags |= KMEM_RO_PM_EXCLUSIVE;
+	if (vma->vm_flags & VM_SOFTDIRTY)
+		flags |= KMEM_RO_PM_SOFT_DIRTY;
+	return pm_emit(pm, 1, frame, flags, step);
+}
+
+/* A transparent huge PMD or its migration entry, as pagemap_pmd_range(). */
+static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
+		   unsigned long end)
+{
+	unsigned long idx = (pm->addr & ~PMD_MASK) >> PAGE_SHIFT;
+	u64 frame = 0, flags = 0, step = 0;
+	struct page *page = NULL;
+	bool present = pmd_present(pmd), migration = false;
+
+	if (vma->vm_flags & VM_SOFTDIRTY)
+		flags |= KMEM_RO_PM_SOFT_DIRTY;
+	if (present) {
+		page = pmd_page(pmd);
+		flags |= KMEM_RO_PM_PRESENT;
+		if (pmd_soft_dirty(pmd))
+			flags |= KMEM_RO_PM_SOFT_DIRTY;
+		if (pmd_uffd_wp(pmd))
+			flags |= KMEM_RO_PM_UFFD_WP;
+		frame = pmd_pfn(pmd) + idx;
+		step = 1;
+	} else {
+		swp_entry_t entry = pmd_to_swp_entry(pmd);
+
+		frame = pm_swap_frame(entry, idx);
+		step = 1 << MAX_SWAPFILES_SHIFT;
+		flags |= KMEM_RO_PM_SWAP;
+		if (pmd_swp_soft_dirty(pmd))
+			flags |= KMEM_RO_PM_SOFT_DIRTY;
+		if (pmd_swp_uffd_wp(pmd))
+			flags |= KMEM_RO_PM_UFFD_WP;
+		migration = is_migration_entry(entry);
+		page = pfn_to_page(swp_offset_pfn(entry));
+	}
+	if (page && !PageAnon(page))
+		flags |= KMEM_RO_PM_FILE;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	/* per page of the folio */
+	for (; pm->addr < end; idx++, frame += step) {
+		u64 f = flags;
+
+		if (page && pm_exclusive(page + idx, present, migration))
+			f |= KMEM_RO_PM_EXCLUSIVE;
+		if (!pm_emit(pm, 1, frame, f, step))
+			return false;
+	}
+	return true;
+#else
+	/* once, from the head page */
+	if (page && pm_exclusive(page, present, migration))
+		flags |= KMEM_RO_PM_EXCLUSIVE;
+	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
+#endif
+}
+
+/* A hugetlb entry at PMD or PUD level, as pagemap_hugetlb_range(). */
+static bool pm_hugetlb(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
+		       pte_t *ptep, pte_t pte, unsigned long hmask, unsigned long end)
+{
+	u64 frame = 0, flags = 0, step = 0;
+
+	if (vma->vm_flags & VM_SOFTDIRTY)
+		flags |= KMEM_RO_PM_SOFT_DIRTY;
+	if (pte_present(pte)) {
+		struct page *page = pte_page(pte);
+
+		if (!PageAnon(page))
+			flags |= KMEM_RO_PM_FILE;
+		if (pm_hugetlb_exclusive(page, ptep))
+			flags |= KMEM_RO_PM_EXCLUSIVE;
+		if (huge_pte_uffd_wp(pte))
+			flags |= KMEM_RO_PM_UFFD_WP;
+		flags |= KMEM_RO_PM_PRESENT;
+		frame = pte_pfn(pte) + ((pm->addr & ~hmask) >> PAGE_SHIFT);
+		step = 1;
+	} else if (pte_swp_uffd_wp_any(pte)) {
+		flags |= KMEM_RO_PM_UFFD_WP;
+	}
+	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
+}
+
+/*
+ * One step: from pm->addr to the end of its PMD (or of a larger empty or
+ * huge entry), capped at @vend.  Interrupts are off throughout.
+ */
+static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
+		    unsigned long vend, u64 hole_flags)
+{
+	unsigned long addr = pm->addr, end;
+	bool hugetlb = is_vm_hugetlb_page(vma);
+	pgd_t pgd, *pgdp = pgd_offset(vma->vm_mm, addr);
+	p4d_t p4d, *p4dp;
+	pud_t pud, *pudp;
+	pmd_t pmd, *pmdp;
+	pte_t *ptep;
+
+	pgd = READ_ONCE(*pgdp);
+	end = pgd_addr_end(addr, vend);
+	if (pgd_none(pgd) || pgd_bad(pgd))
+		return pm_hole(pm, end, hole_flags);
+	p4dp = p4d_offset(&pgd, addr);
+	p4d = READ_ONCE(*p4dp);
+	end = p4d_addr_end(addr, vend);
+	if (p4d_none(p4d) || p4d_bad(p4d))
+		return pm_hole(pm, end, hole_flags);
+	pudp = pud_offset(&p4d, addr);
+	pud = READ_ONCE(*pudp);
+	end = pud_addr_end(addr, vend);
+	if (pud_none(pud))
+		return pm_hole(pm, end, hole_flags);
+	if (hugetlb && (pud_leaf(pud) || !pud_present(pud)))
+		return pm_hugetlb(pm, vma, (pte_t *)pudp, __pte(pud_val(pud)), PUD_MASK, end);
+	if (pud_leaf(pud) || pud_bad(pud))	/* no 1G THP for anon/file here */
+		return pm_hole(pm, end, hole_flags);
+	pmdp = pmd_offset(&pud, addr);
+	pmd = READ_ONCE(*pmdp);
+	end = pmd_addr_end(addr, vend);
+	if (pmd_none(pmd))
+		return pm_hole(pm, end, hole_flags);
+	if (hugetlb)
+		return pm_hugetlb(pm, vma, (pte_t *)pmdp, __pte(pmd_val(pmd)), PMD_MASK, end);
+	if (pmd_trans_huge(pmd) || pmd_devmap(pmd) || is_swap_pmd(pmd))
+		return pm_thp(pm, vma, pmd, end);
+	if (pmd_bad(pmd))
+		return pm_hole(pm, end, hole_flags);
+	/* a PTE table stays while interrupts are off, as for GUP-fast */
+	ptep = pte_offset_kernel(&pmd, addr);
+	for (; pm->addr < end; ptep++)
+		if (!pm_pte(pm, vma, ptep_get_lockless(ptep)))
+			return false;
+	return true;
+}
+
+/* Walk [pm->addr, end) of @mm, mmap lock held.  False when a buffer filled. */
+static bool pm_walk(struct kmem_ro_pm *pm, struct mm_struct *mm, unsigned long end)
+{
+	while (pm->addr < end) {
+		struct vm_area_struct *vma = find_vma(mm, pm->addr);
+		unsigned long vend, irqflags;
+		u64 hole_flags;
+		bool ok = true;
+
+		if (!vma || vma->vm_start >= end)
+			return pm_hole(pm, end, 0);
+		if (vma->vm_start > pm->addr && !pm_hole(pm, vma->vm_start, 0))
+			return false;
+		vend = min(end, vma->vm_end);
+		hole_flags = vma->vm_flags & VM_SOFTDIRTY ? KMEM_RO_PM_SOFT_DIRTY : 0;
+		/* walk_page_test(): PFN maps are holes to pagemap */
+		if (vma->vm_flags & VM_PFNMAP) {
+			if (!pm_hole(pm, vend, hole_flags))
+				return false;
+			continue;
+		}
+		while (ok && pm->addr < vend) {
+			local_irq_save(irqflags);
+			ok = pm_step(pm, vma, vend, hole_flags);
+			local_irq_restore(irqflags);
+			cond_resched();
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int pm_flush(struct kmem_ro_pm *pm, void __user *ubuf)
+{
+	size_t item = pm->runs ? sizeof(*pm->kbuf.run) : sizeof(*pm->kbuf.flat);
+
+	if (copy_to_user(ubuf + pm->uused * item, pm->kbuf.ptr, pm->kcount * item))
+		return -EFAULT;
+	pm->uused += pm->kcount;
+	pm->kcount = 0;
+	return 0;
+}
+
+/* The process to walk: the caller's, or another one with CAP_SYS_PTRACE. */
+static struct mm_struct *pm_get_mm(u32 pid_nr)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+
+	if (!pid_nr) {
+		task = current;
+		get_task_struct(task);
+	} else {
+		pid = find_get_pid(pid_nr);
+		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+		put_pid(pid);
+		if (!task)
+			return ERR_PTR(-ESRCH);
+	}
+	mm = get_task_mm(task);		/* NULL for kernel threads and the dead */
+	put_task_struct(task);
+	if (!mm)
+		return ERR_PTR(-ESRCH);
+	if (mm != current->mm && !capable(CAP_SYS_PTRACE)) {
+		mmput(mm);
+		return ERR_PTR(-EPERM);
+	}
+	return mm;
+}
+
+/**
+ * kmem_ro_pagemap_ioctl() - KMEM_RO_IOC_PAGEMAP
+ * @file: the open device; its opener's CAP_SYS_ADMIN shows PFNs
+ * @uarg: user pointer to struct kmem_ro_pagemap
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
+{
+	struct kmem_ro_pagemap a;
+	struct kmem_ro_pm pm = { };
+	struct mm_struct *mm;
+	size_t item;
+	u64 usize;
+	int err;
+
+	err = kmem_ro_arg_in(&a, sizeof(a), KMEM_RO_PAGEMAP_SIZE_VER0, uarg, &usize);
+	if (err)
+		return err;
+	pm.runs = a.flags & KMEM_RO_PAGEMAP_RUNS;
+	item = pm.runs ? sizeof(struct kmem_ro_pagemap_run) : sizeof(u64);
+	if ((a.flags & ~KMEM_RO_PAGEMAP_RUNS) || a.reserved0 || a.reserved[0] ||
+	    a.reserved[1] || !PAGE_ALIGNED(a.start) || !PAGE_ALIGNED(a.end) ||
+	    a.start >= a.end || a.end > TASK_SIZE_MAX || !a.buf_addr ||
+	    a.buf_size < item)
+		return -EINVAL;
+
+	mm = pm_get_mm(a.pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	pm.kbuf.ptr = kvmalloc(PM_KBUF_BYTES, GFP_KERNEL);
+	if (!pm.kbuf.ptr) {
+		err = -ENOMEM;
+		goto out_mmput;
+	}
+	pm.kcap = PM_KBUF_BYTES / item;
+	pm.ucap = a.buf_size / item;
+	pm.show_pfn = file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+	pm.addr = a.start;
+
+	for (;;) {
+		bool done;
+
+		err = mmap_read_lock_killable(mm);
+		if (err)
+			goto out_free;
+		done = pm_walk(&pm, mm, a.end);
+		mmap_read_unlock(mm);
+		if (done && pm.runs && pm.open.pages && pm_room(&pm)) {
+			pm.kbuf.run[pm.kcount++] = pm.open;
+			pm.open.pages = 0;
+		}
+		err = pm_flush(&pm, u64_to_user_ptr(a.buf_addr));
+		if (err || pm.full || done)
+			break;
+	}
+	if (err)
+		goto out_free;
+	a.count = pm.uused;
+	a.walk_end = pm.runs && pm.open.pages ? pm.open.start : pm.addr;
+	err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
+out_free:
+	kvfree(pm.kbuf.ptr);
+out_mmput:
+	mmput(mm);
+	return err;
+}

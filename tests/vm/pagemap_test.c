@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KMEM_RO_IOC_PAGEMAP against /proc/self/pagemap: for anonymous, file,
+ * shared, zero-page, THP, hugetlb and PFN-mapped memory and the holes
+ * between, flat output is byte-identical, runs expand to it, resumption
+ * reproduces it, and the permission rules match the kernel's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+#define PAGE	4096UL
+#define PMD	(2UL << 20)
+#define NOBODY	65534
+#define MONITOR_GID 4242
+
+struct zoo {
+	char *lo, *hi;		/* span covering every mapping below */
+	char *thp;		/* 2 MiB of anonymous memory asked to be a THP */
+	char *hugetlb;		/* a hugetlb page, NULL if none could be had */
+};
+
+static char *map_or_die(size_t len, int prot, int flags, int fd)
+{
+	char *p = mmap(NULL, len, prot, flags, fd, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
+static void note(struct zoo *z, char *p, size_t len)
+{
+	if (!z->lo || p < z->lo)
+		z->lo = p;
+	if (p + len > z->hi)
+		z->hi = p + len;
+}
+
+/* Every kind of page the suite promises, in this process. */
+static void build_zoo(struct zoo *z, int dev)
+{
+	char path[] = "/tmp/pagemap.XXXXXX", *p;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	memset(z, 0, sizeof(*z));
+	/* anonymous: touched and untouched pages */
+	p = map_or_die(64 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	for (int i = 0; i < 64; i += 2)
+		p[i * PAGE] = i;
+	note(z, p, 64 * PAGE);
+	/* zero page: read, never written */
+	p = map_or_die(8 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	for (int i = 0; i < 8; i++)
+		(void)*(volatile char *)(p + i * PAGE);
+	note(z, p, 8 * PAGE);
+	/* file: private and shared */
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, 16 * PAGE), 0);
+	p = map_or_die(16 * PAGE, PROT_READ, MAP_PRIVATE, fd);
+	for (int i = 0; i < 16; i += 3)
+		(void)*(volatile char *)(p + i * PAGE);
+	note(z, p, 16 * PAGE);
+	p = map_or_die(16 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	p[0] = 1;
+	note(z, p, 16 * PAGE);
+	/* shared anonymous (shmem) */
+	p = map_or_die(8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
+	p[PAGE] = 1;
+	note(z, p, 8 * PAGE);
+	/* THP: a 2 MiB-aligned piece of a larger anonymous mapping */
+	p = map_or_die(3 * PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	p = (char *)(((uintptr_t)p + PMD - 1) & ~(PMD - 1));
+	madvise(p, PMD, MADV_HUGEPAGE);
+	memset(p, 1, PMD);
+	note(z, p, PMD);
+	z->thp = p;
+	/* hugetlb, if pages can be reserved */
+	f = fopen("/proc/sys/vm/nr_hugepages", "we");
+	if (f) {
+		fputs("4", f);
+		fclose(f);
+	}
+	p = mmap(NULL, PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p != MAP_FAILED) {
+		p[0] = 1;
+		note(z, p, PMD);
+		z->hugetlb = p;
+	}
+	/* a PFN map: kmem_ro's own mapping of kernel text */
+	if (dev >= 0) {
+		struct kmem_ro_info info;
+
+		ck_assert_int_eq(vt_info(dev, &info, NULL, 0), 0);
+		p = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, dev,
+			 info.text_start - info.kernel_map + info.phys_base);
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		(void)*(volatile char *)p;
+		note(z, p, 4 * PAGE);
+	}
+	close(fd);
+	/* holes around it all */
+	z->lo -= 16 * PAGE;
+	z->hi += 16 * PAGE;
+}
+
+static int pagemap_call(int fd, uint64_t start, uint64_t end, uint64_t flags, void *buf,
+			size_t size, struct kmem_ro_pagemap *out)
+{
+	*out = (struct kmem_ro_pagemap){
+		.size = sizeof(*out), .flags = flags, .start = start, .end = end,
+		.buf_addr = (uintptr_t)buf, .buf_size = size,
+	};
+	return vt_ioctl(fd, KMEM_RO_IOC_PAGEMAP, out);
+}
+
+static void proc_pagemap(uint64_t start, uint64_t end, uint64_t *out)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t len = (end - start) / PAGE * 8;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, out, len, start / PAGE * 8), (ssize_t)len);
+	close(fd);
+}
+
+/* Did the zoo get what it asked for?  A PMD-mapped page: 512 PFNs in a row. */
+static int is_pmd_mapped(const uint64_t *e)
+{
+	for (int i = 0; i < 512; i++)
+		if (!(e[i] & KMEM_RO_PM_PRESENT) ||
+		    (e[i] & KMEM_RO_PM_FRAME_MASK) != (e[0] & KMEM_RO_PM_FRAME_MASK) + i)
+			return 0;
+	return (e[0] & KMEM_RO_PM_FRAME_MASK) % 512 == 0;
+}
+
+/* flat == /proc/self/pagemap, runs expand to flat, resumption too */
+static int compare_all(int dev, int check_zoo)
+{
+	struct kmem_ro_pagemap a;
+	struct zoo z;
+	uint64_t start, end, n, *ours, *theirs, *resumed, pos, i;
+	struct kmem_ro_pagemap_run *runs;
+	int bad = 0;
+
+	build_zoo(&z, dev);
+	start = (uintptr_t)z.lo;
+	end = (uintptr_t)z.hi;
+	n = (end - start) / PAGE;
+	ours = calloc(n, 8);
+	theirs = calloc(n, 8);
+	resumed = calloc(n, 8);
+	runs = calloc(n, sizeof(*runs));
+
+	if (pagemap_call(dev, start, end, 0, ours, n * 8, &a) || a.count != n || a.walk_end != end)
+		return 1;
+	proc_pagemap(start, end, theirs);
+	for (i = 0; i < n; i++)
+		if (ours[i] != theirs[i] && bad++ < 10)
+			fprintf(stderr, "pagemap: page %#llx: ours %#018llx kernel %#018llx\n",
+				(unsigned long long)(start + i * PAGE),
+				(unsigned long long)ours[i], (unsigned long long)theirs[i]);
+	if (bad)
+		return 2;
+	if (check_zoo && (!z.hugetlb || !is_pmd_mapped(theirs + (z.hugetlb - z.lo) / PAGE) ||
+			  !is_pmd_mapped(theirs + (z.thp - z.lo) / PAGE)))
+		return 12;
+
+	if (pagemap_call(dev, start, end, KMEM_RO_PAGEMAP_RUNS, runs, n * sizeof(*runs), &a) ||
+	    a.walk_end != end)
+		return 3;
+	for (pos = 0, i = 0; i < a.count; i++) {
+		if (runs[i].start != start + pos * PAGE)
+			return 4;
+		for (uint64_t j = 0; j < runs[i].pages; j++, pos++) {
+			uint64_t frame = runs[i].frame;
+
+			if (frame && (runs[i].flags & KMEM_RO_PM_PRESENT))
+				frame += j;
+			else if (frame && (runs[i].flags & KMEM_RO_PM_SWAP))
+				frame += j << 5;
+			if (pos >= n || (frame | runs[i].flags) != theirs[pos])
+				return 5;
+		}
+	}
+	if (pos != n)
+		return 6;
+
+	/* a buffer of 7 entries at a time */
+	for (pos = 0, a.walk_end = start; a.walk_end < end; pos += a.count)
+		if (pagemap_call(dev, a.walk_end, end, 0, resumed + pos, 7 * 8, &a) || !a.count)
+			return 7;
+	if (memcmp(resumed, theirs, n * 8))
+		return 8;
+	/* and 3 runs at a time */
+	for (pos = 0, a.walk_end = start; a.walk_end < end; ) {
+		if (pagemap_call(dev, a.walk_end, end, KMEM_RO_PAGEMAP_RUNS, runs, 3 * sizeof(*runs), &a) ||
+		    !a.count)
+			return 9;
+		for (i = 0; i < a.count; pos += runs[i].pages, i++)
+			if (runs[i].start != start + pos * PAGE)
+				return 10;
+	}
+	return pos == n ? 0 : 11;
+}
+
+START_TEST(flat_runs_resume_match_proc_as_root)
+{
+	int dev = vt_open_dev();
+
+	ck_assert_int_eq(compare_all(dev, 1), 0);
+	close(dev);
+}
+END_TEST
+
+static int compare_as_user(void *unused)
+{
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY);
+
+	(void)unused;
+	/* setuid() made us undumpable, which hides our own /proc files */
+	prctl(PR_SET_DUMPABLE, 1);
+	return dev < 0 ? 100 : compare_all(dev, 0);
+}
+
+START_TEST(flat_runs_resume_match_proc_as_user)
+{
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, compare_as_user, NULL), 0);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+}
+END_TEST
+
+START_TEST(sparse_64g_in_few_runs)
+{
+	static struct kmem_ro_pagemap_run runs[64];
+	struct kmem_ro_pagemap a;
+	char *p = map_or_die(4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t start = ((uintptr_t)p - (32ULL << 30)) & ~(PAGE - 1);
+	int dev = vt_open_dev();
+
+	memset(p, 1, 4 * PAGE);
+	ck_assert_int_eq(pagemap_call(dev, start, start + (64ULL << 30), KMEM_RO_PAGEMAP_RUNS,
+				      runs, sizeof(runs), &a), 0);
+	ck_assert_uint_eq(a.walk_end, start + (64ULL << 30));
+	ck_assert_uint_lt(a.count, 64);
+	close(dev);
+}
+END_TEST
+
+/* ---- who may ask, and bad input ---- */
+
+static int other_process(void *unused)
+{
+	uint64_t buf[4];
+	struct kmem_ro_pagemap a = {
+		.size = sizeof(a), .pid = 1, .start = 0x400000, .end = 0x404000,
+		.buf_addr = (uintptr_t)buf, .buf_size = sizeof(buf),
+	};
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY);
+
+	(void)unused;
+	if (dev < 0)
+		return 100;
+	return ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a) ? errno : 0;
+}
+
+START_TEST(permissions)
+{
+	uint64_t buf[4];
+	struct kmem_ro_pagemap a;
+	int dev = vt_open_dev(), status;
+	pid_t zombie;
+
+	/* init as root: allowed; as nobody (in the device group): EPERM */
+	ck_assert_int_eq(pagemap_call(dev, 0x400000, 0x404000, 0, buf, sizeof(buf), &a), 0);
+	a.pid = 1;
+	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), 0);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, other_process, NULL), EPERM);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	/* a kernel thread, a zombie, nobody at all */
+	a.pid = 2;	/* kthreadd */
+	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), -ESRCH);
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	usleep(200000);
+	a.pid = zombie;
+	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), -ESRCH);
+	waitpid(zombie, &status, 0);
+	a.pid = 4000000;
+	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), -ESRCH);
+	close(dev);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	uint64_t buf[4];
+	struct kmem_ro_pagemap a;
+	int dev = vt_open_dev();
+
+#define EXPECT(errno_, stmt) do {						\
+		pagemap_call(dev, 0x400000, 0x404000, 0, buf, sizeof(buf), &a);	\
+		stmt;								\
+		ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), errno_); \
+	} while (0)
+
+	EXPECT(0, (void)0);
+	EXPECT(-EINVAL, a.start = 0x404000; a.end = 0x400000);		/* reversed */
+	EXPECT(-EINVAL, a.end = a.start);				/* empty */
+	EXPECT(-EINVAL, a.start = 0x400001);				/* unaligned */
+	EXPECT(-EINVAL, a.end = 0x8000000000000000ULL);			/* beyond user space */
+	EXPECT(-EINVAL, a.start = 0xffff800000000000ULL; a.end = 0xffff800000004000ULL);
+	EXPECT(-EINVAL, a.flags = 2);
+	EXPECT(-EINVAL, a.reserved0 = 1);
+	EXPECT(-EINVAL, a.reserved[1] = 1);
+	EXPECT(-EINVAL, a.buf_size = 7);
+	EXPECT(-EINVAL, a.flags = KMEM_RO_PAGEMAP_RUNS; a.buf_size = 31);
+	EXPECT(-EINVAL, a.buf_addr = 0);
+	EXPECT(-EFAULT, a.buf_addr = 0x10);
+	EXPECT(-EINVAL, a.size = KMEM_RO_PAGEMAP_SIZE_VER0 - 8);
+#undef EXPECT
+	close(dev);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("pagemap");
+	TCase *tc = tcase_create("entries");
+
+	tcase_add_test(tc, flat_runs_resume_match_proc_as_root);
+	tcase_add_test(tc, flat_runs_resume_match_proc_as_user);
+	tcase_add_test(tc, sparse_64g_in_few_runs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rules");
+	tcase_add_test(tc, permissions);
+	tcase_add_test(tc, bad_input);
+	suite_add_tcase(s, tc);
+	return vt_main(s);
+}
