@@ -23,6 +23,7 @@ struct kmem_ro_ram {
 struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last);
 bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
+bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 
 struct file;

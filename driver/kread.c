@@ -33,30 +33,52 @@ static unsigned long kmem_ro_mapped_pfn(pte_t *pte, unsigned int level,
 	return pfn + ((addr & ~page_level_mask(level)) >> PAGE_SHIFT);
 }
 
-/* Check the page holding @addr: 0 if it may be read, else -errno. */
-static int kmem_ro_check_page(unsigned long addr, const struct kmem_ro_ram *ram)
+/*
+ * The direct map and the kernel image map one physical page at a fixed
+ * place, and only ever RAM there is what we let through, so their PFN is
+ * arithmetic; everything else (vmalloc, modules, fixmap) is looked up.
+ */
+static bool kmem_ro_linear_pfn(unsigned long addr, unsigned long *pfn)
 {
-	unsigned int level, dmap_level;
+	if (addr < VMALLOC_START) {
+		*pfn = PHYS_PFN(addr - PAGE_OFFSET);
+		return true;
+	}
+	if (addr >= __START_KERNEL_map && addr < MODULES_VADDR) {
+		*pfn = PHYS_PFN(addr - __START_KERNEL_map + phys_base);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Check the page holding @addr before it is touched: 0 if it may be read,
+ * else -errno.  @linear tells the caller the address is in the direct map
+ * or the image, whose pages are not looked up in the page tables: if such a
+ * read faults, the page was not mapped there.
+ */
+static int kmem_ro_check_page(unsigned long addr, const struct kmem_ro_ram *ram,
+			      bool *linear)
+{
+	unsigned int level;
 	unsigned long pfn;
 	pte_t *pte;
 
 	if (addr < PAGE_OFFSET)
 		return -EINVAL;
-	pte = lookup_address(addr, &level);
-	if (!pte || !(pte_flags(*pte) & _PAGE_PRESENT)) {
-		/* a hole in the direct map over RAM is RAM being hidden */
-		if (addr < VMALLOC_START &&
-		    kmem_ro_ram_contains(ram, PHYS_PFN(addr - PAGE_OFFSET), 1))
-			return -EPERM;
-		return -EFAULT;
+	*linear = kmem_ro_linear_pfn(addr, &pfn);
+	if (!*linear) {
+		pte = lookup_address(addr, &level);
+		if (!pte || !(pte_flags(*pte) & _PAGE_PRESENT))
+			return -EFAULT;
+		pfn = kmem_ro_mapped_pfn(pte, level, addr);
 	}
-	pfn = kmem_ro_mapped_pfn(pte, level, addr);
 	if (!kmem_ro_ram_contains(ram, pfn, 1))
 		return -ENXIO;
-	/* also for aliases (image, vmalloc): the direct map is the truth */
-	if (!kmem_ro_page_readable(pfn, &dmap_level))
-		return -EPERM;
-	return 0;
+	if (*linear)
+		return kmem_ro_page_online(pfn) ? 0 : -EPERM;
+	/* an alias (vmalloc, modules): the direct map is the truth */
+	return kmem_ro_page_readable(pfn, &level) ? 0 : -EPERM;
 }
 
 /**
@@ -73,6 +95,7 @@ long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			 const struct kmem_ro_ram *ram)
 {
 	size_t done = 0;
+	bool linear;
 	int err;
 
 	if (addr + len < addr)
@@ -81,9 +104,10 @@ long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 		unsigned long cur = addr + done;
 		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
 
-		err = kmem_ro_check_page(cur, ram);
+		err = kmem_ro_check_page(cur, ram, &linear);
+		/* a RAM page missing from the direct map is hidden (memfd_secret) */
 		if (!err && copy_from_kernel_nofault(dst + done, (void *)cur, chunk))
-			err = -EFAULT;
+			err = linear && cur < VMALLOC_START ? -EPERM : -EFAULT;
 		if (err)
 			return done ? done : err;
 		done += chunk;

@@ -105,12 +105,9 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 		return VM_FAULT_FALLBACK;
 	if (!kmem_ro_page_readable(pfn, &level) || level < PG_LEVEL_2M)
 		return VM_FAULT_FALLBACK;
-	for (i = 1; i < PTRS_PER_PMD; i++) {
-		struct page *page = pfn_to_online_page(pfn + i);
-
-		if (!page || PageHWPoison(page) || PageOffline(page))
+	for (i = 1; i < PTRS_PER_PMD; i++)
+		if (!kmem_ro_page_online(pfn + i))
 			return VM_FAULT_FALLBACK;
-	}
 	return vmf_insert_pfn_pmd(vmf, pfn_to_pfn_t(pfn), false);
 }
 #endif

@@ -85,6 +85,19 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 }
 
 /**
+ * kmem_ro_page_online() - is this RAM page online and healthy?
+ * @pfn: a page known to be System RAM
+ *
+ * Return: false for offline, poisoned or ballooned-out pages.
+ */
+bool kmem_ro_page_online(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+
+	return page && !PageHWPoison(page) && !PageOffline(page);
+}
+
+/**
  * kmem_ro_page_readable() - may this RAM page be read?
  * @pfn: a page known to be System RAM
  * @level: returns the level of the direct-map entry (PG_LEVEL_4K, ...)
@@ -97,10 +110,9 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
  */
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
 {
-	struct page *page = pfn_to_online_page(pfn);
 	pte_t *pte;
 
-	if (!page || PageHWPoison(page) || PageOffline(page))
+	if (!kmem_ro_page_online(pfn))
 		return false;
 	pte = lookup_address((unsigned long)pfn_to_kaddr(pfn), level);
 	return pte && (pte_flags(*pte) & _PAGE_PRESENT);

@@ -20,7 +20,11 @@ int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 	};
 	int ret;
 
-	if (!h || h->fd < 0 || !info || !ram != !ram_cap)
+	if (!h || !info || !ram != !ram_cap)
+		return -EINVAL;
+	if (h->backend == KMEMDEV_BACKEND_KCORE)
+		return kmemdev__kcore_info(h, info, ram, ram_cap);
+	if (h->fd < 0)
 		return -EINVAL;
 
 	do

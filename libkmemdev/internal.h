@@ -91,9 +91,41 @@ struct kmemdev_maps {
 	atomic_bool text_only;
 };
 
-struct kmemdev {
+/**
+ * struct kmemdev_kcore - an ELF64 core file (/proc/kcore), parsed at open
+ * @fd: the open file
+ * @load: its PT_LOAD headers with p_memsz > 0, sorted by p_vaddr
+ * @nr: number of entries in @load
+ */
+struct kmemdev_kcore {
 	int fd;
+	struct kmemdev_kseg *load;
+	unsigned int nr;
+};
+
+/**
+ * struct kmemdev_kseg - one PT_LOAD segment of a core file
+ * @vaddr: p_vaddr
+ * @paddr: p_paddr; UINT64_MAX (-1) when the kernel gives none
+ * @memsz: p_memsz (bytes of address space)
+ * @filesz: p_filesz, at most @memsz; bytes past it read as zeros
+ * @offset: p_offset, where the segment's bytes start in the file
+ */
+struct kmemdev_kseg {
+	uint64_t vaddr;
+	uint64_t paddr;
+	uint64_t memsz;
+	uint64_t filesz;
+	uint64_t offset;
+};
+
+struct btf;
+
+struct kmemdev {
+	int fd;				/* the device; -1 for kcore */
+	int backend;			/* KMEMDEV_BACKEND_DEVICE or _KCORE */
 	struct kmem_ro_info info;	/* handshake answer, from open */
+	struct kmemdev_kcore kcore;	/* KMEMDEV_BACKEND_KCORE only */
 
 	/* Mappings (map.c): built on first use; lookups take no lock. */
 	pthread_mutex_t map_lock;	/* serializes building and mmap() */
@@ -105,6 +137,12 @@ struct kmemdev {
 	int sym_err;			/* sticky load error, 0 if none */
 	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
 	struct kmemdev_symtab syms;
+
+	/* Kernel BTF (btf.c): loaded once, read-only afterwards. */
+	pthread_mutex_t btf_lock;
+	_Atomic(struct btf *) btf;	/* NULL until loaded */
+	int btf_err;			/* sticky load error, 0 if none */
+	char *btf_path;			/* NULL: the running kernel's */
 };
 
 /*
@@ -176,5 +214,44 @@ KMEMDEV_INTERNAL int kmemdev__maps_init(struct kmemdev *h,
 
 /* Unmap and free the mapping state (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__maps_release(struct kmemdev *h);
+
+/*
+ * 0 if the handle is a device whose driver has feature bit @feat (an ioctl
+ * of the kmem_ro.h KMEM_RO_FEAT_* list), -EOPNOTSUPP otherwise.
+ */
+static inline int kmemdev__feature(const struct kmemdev *h, uint64_t feat)
+{
+	if (h->backend != KMEMDEV_BACKEND_DEVICE || h->fd < 0 ||
+	    !(h->info.features & feat))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Core files (kcore.c).  Parse the ELF64 header and program headers of an
+ * open core file into *kc (fd is not stored: the caller sets kc->fd).
+ * -ENOEXEC for anything that is not an ELF64 ET_CORE of this machine's
+ * byte order and architecture, -EIO for a short file, -ENOMEM, -errno.
+ */
+KMEMDEV_INTERNAL int kmemdev__kcore_parse(int fd, struct kmemdev_kcore *kc);
+KMEMDEV_INTERNAL void kmemdev__kcore_release(struct kmemdev_kcore *kc);
+
+/* The segment holding kaddr, or NULL. */
+KMEMDEV_INTERNAL const struct kmemdev_kseg *
+kmemdev__kcore_find(const struct kmemdev_kcore *kc, uint64_t kaddr);
+
+/* kmemdev_read() and kmemdev_info() of a kcore handle. */
+KMEMDEV_INTERNAL int kmemdev__kcore_read(struct kmemdev *h, uint64_t kaddr,
+					 void *buf, size_t len);
+KMEMDEV_INTERNAL int kmemdev__kcore_info(struct kmemdev *h,
+					 struct kmem_ro_info *info,
+					 struct kmem_ro_range *ram,
+					 unsigned int ram_cap);
+
+/* Read BTF from path (raw or ELF) instead of the kernel's; before first use. */
+KMEMDEV_INTERNAL int kmemdev__set_btf_path(struct kmemdev *h, const char *path);
+
+/* Release the BTF state of a handle (called by kmemdev_close()). */
+KMEMDEV_INTERNAL void kmemdev__btf_release(struct kmemdev *h);
 
 #endif /* KMEMDEV_INTERNAL_H */

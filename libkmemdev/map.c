@@ -337,6 +337,8 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 	if (!h || !ptr)
 		return -EINVAL;
 	*ptr = NULL;
+	if (h->backend == KMEMDEV_BACKEND_KCORE)
+		return -EOPNOTSUPP;
 	err = maps_get(h, &m);
 	if (err)
 		return err;
@@ -361,14 +363,57 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 	return 0;
 }
 
+/* Reads up to this size go through a bounce buffer on the stack. */
+#define READV_STACK_BOUNCE 256
+
+/*
+ * One READV segment for what the mapping cannot serve.  Through a bounce
+ * buffer, so that a failed read leaves buf as it was, as the mmap path
+ * does.  A short result means a later page failed: -EFAULT for the rest.
+ */
+static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
+{
+	unsigned char stack[READV_STACK_BOUNCE], *bounce = stack;
+	struct kmem_ro_iov iov;
+	int err;
+
+	if (len > sizeof(stack)) {
+		bounce = malloc(len);
+		if (!bounce)
+			return -ENOMEM;
+	}
+	iov = (struct kmem_ro_iov){
+		.addr = kaddr,
+		.len = len,
+		.buf = (uintptr_t)bounce,
+	};
+	err = kmemdev_readv(h, &iov, 1, NULL);
+	if (!err) {
+		if (iov.result < 0)
+			err = iov.result < -4095 ? -EIO : (int)iov.result;
+		else if ((uint64_t)iov.result < len)
+			err = -EFAULT;
+		else
+			memcpy(buf, bounce, len);
+	}
+	if (bounce != stack)
+		free(bounce);
+	return err;
+}
+
 int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
 {
 	const void *src;
 	int err;
 
-	if (!buf)
+	if (!h || !buf)
 		return -EINVAL;
+	if (h->backend == KMEMDEV_BACKEND_KCORE)
+		return kmemdev__kcore_read(h, kaddr, buf, len);
 	err = kmemdev_map(h, kaddr, len, &src);
+	if ((err == -ENXIO || err == -EOPNOTSUPP) &&
+	    (h->info.features & KMEM_RO_FEAT_READV))
+		return read_readv(h, kaddr, buf, len);
 	if (err)
 		return err;
 	memcpy(buf, src, len);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Handle lifetime: open + ABI handshake, close, fd; options validation. */
+/*
+ * Handle lifetime: open (device + ABI handshake, or /proc/kcore), close, fd,
+ * backend name; options validation.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -41,15 +44,25 @@ int kmemdev__handle_new(struct kmemdev **out, int fd)
 		return -err;
 	}
 	err = pthread_mutex_init(&h->map_lock, NULL);
-	if (err) {
-		pthread_mutex_destroy(&h->sym_lock);
-		free(h);
-		return -err;
-	}
+	if (err)
+		goto out_sym_lock;
+	err = pthread_mutex_init(&h->btf_lock, NULL);
+	if (err)
+		goto out_map_lock;
 	atomic_init(&h->maps, NULL);
+	atomic_init(&h->btf, NULL);
 	h->fd = fd;
+	h->backend = KMEMDEV_BACKEND_DEVICE;
+	h->kcore.fd = -1;
 	*out = h;
 	return 0;
+
+out_map_lock:
+	pthread_mutex_destroy(&h->map_lock);
+out_sym_lock:
+	pthread_mutex_destroy(&h->sym_lock);
+	free(h);
+	return -err;
 }
 
 /* Retry on EINTR: a handshake must not fail because a signal arrived. */
@@ -87,24 +100,13 @@ static int handshake(int fd, struct kmem_ro_info *info)
 	return 0;
 }
 
-int kmemdev_open(struct kmemdev **out, const struct kmemdev_open_opts *opts)
+static int open_device(const char *path, struct kmemdev **out)
 {
 	struct kmem_ro_info info;
 	struct kmemdev *h;
-	const char *path;
 	int fd, err;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	err = OPTS_VALID(opts, kmemdev_open_opts);
-	if (err)
-		return err;
-	path = OPTS_GET(opts, path, NULL);
-	if (!path)
-		path = KMEM_RO_DEVICE;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path ? path : KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	err = handshake(fd, &info);
@@ -122,6 +124,70 @@ out_close:
 	return err;
 }
 
+static int open_kcore(const char *path, struct kmemdev **out)
+{
+	struct kmemdev_kcore kc = { .fd = -1 };
+	struct kmemdev *h;
+	int fd, err;
+
+	fd = open(path ? path : KMEMDEV_KCORE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = kmemdev__kcore_parse(fd, &kc);
+	if (err)
+		goto out_close;
+	err = kmemdev__handle_new(&h, -1);
+	if (err)
+		goto out_release;
+	kc.fd = fd;
+	h->kcore = kc;
+	h->backend = KMEMDEV_BACKEND_KCORE;
+	*out = h;
+	return 0;
+
+out_release:
+	kmemdev__kcore_release(&kc);
+out_close:
+	close(fd);
+	return err;
+}
+
+/* The device is not there (module not loaded), as opposed to refused. */
+static bool device_absent(int err)
+{
+	return err == -ENOENT || err == -ENXIO || err == -ENODEV;
+}
+
+int kmemdev_open(struct kmemdev **out, const struct kmemdev_open_opts *opts)
+{
+	const char *path;
+	int backend, err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	err = OPTS_VALID(opts, kmemdev_open_opts);
+	if (err)
+		return err;
+	path = OPTS_GET(opts, path, NULL);
+	backend = OPTS_GET(opts, backend, KMEMDEV_BACKEND_AUTO);
+
+	switch (backend) {
+	case KMEMDEV_BACKEND_DEVICE:
+		return open_device(path, out);
+	case KMEMDEV_BACKEND_KCORE:
+		return open_kcore(path, out);
+	case KMEMDEV_BACKEND_AUTO:
+		err = open_device(path, out);
+		/* Not loaded: kcore.  If kcore fails too, say "not loaded". */
+		if (device_absent(err) && !open_kcore(NULL, out))
+			return 0;
+		return err;
+	default:
+		return -EINVAL;
+	}
+}
+
 void kmemdev_close(struct kmemdev *h)
 {
 	if (!h)
@@ -130,6 +196,9 @@ void kmemdev_close(struct kmemdev *h)
 	pthread_mutex_destroy(&h->map_lock);
 	kmemdev__symbols_release(h);
 	pthread_mutex_destroy(&h->sym_lock);
+	kmemdev__btf_release(h);
+	pthread_mutex_destroy(&h->btf_lock);
+	kmemdev__kcore_release(&h->kcore);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);
@@ -140,4 +209,11 @@ int kmemdev_fd(const struct kmemdev *h)
 	if (!h || h->fd < 0)
 		return -EINVAL;
 	return h->fd;
+}
+
+const char *kmemdev_backend_name(const struct kmemdev *h)
+{
+	if (!h)
+		return "none";
+	return h->backend == KMEMDEV_BACKEND_KCORE ? "kcore" : "kmem_ro";
 }

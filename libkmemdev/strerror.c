@@ -36,8 +36,18 @@ static const char *kmemdev_text(int err)
 		return "invalid argument: NULL handle or output pointer, "
 		       "options sz too small, or buffer/count mismatch";
 	case ENODATA:
-		return "no kernel symbols: /proc/kallsyms is missing (procfs "
-		       "not mounted, or a kernel without CONFIG_KALLSYMS)";
+		return "no kernel symbols or type information: /proc/kallsyms "
+		       "or /sys/kernel/btf/vmlinux is missing (procfs or sysfs "
+		       "not mounted, or a kernel without CONFIG_KALLSYMS or "
+		       "CONFIG_DEBUG_INFO_BTF)";
+	case EOPNOTSUPP:
+		return "not supported here: the /proc/kcore backend only "
+		       "reads, or this kmem_ro driver lacks the feature";
+	case ENOEXEC:
+		return "not an ELF64 core file of this machine (kcore backend)";
+	case ELOOP:
+		return "kernel list loops without coming back to its head "
+		       "(changed while walked, or corrupt)";
 	case EOVERFLOW:
 		return "value too large: the driver reported more entries "
 		       "than the library can return";

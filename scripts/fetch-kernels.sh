@@ -31,6 +31,7 @@ declare -A NEED=(
 	[/usr/include/bpf/btf.h]=libbpf-dev
 	[/usr/include/libnl3/netlink/genl/genl.h]=libnl-genl-3-dev
 	[/usr/include/gelf.h]=libelf-dev
+	[/usr/lib/x86_64-linux-gnu/libz.a]=zlib1g-dev
 	[gcc]=gcc
 	[make]=make
 	[bc]=bc

@@ -10,7 +10,12 @@
  * A handle may be shared between threads.  Memory mapped by kmemdev_map()
  * stays mapped until kmemdev_close().  Symbol data comes from
  * /proc/kallsyms, read once per handle on first use (a snapshot: reopen the
- * handle to see modules loaded later).
+ * handle to see modules loaded later); struct layouts from the kernel's BTF,
+ * likewise.
+ *
+ * A handle reads through /dev/kmem_ro or, when the module is not loaded (or
+ * on request), /proc/kcore: see KMEMDEV_BACKEND_* and, for what each
+ * function does on each, its own comment.
  */
 #ifndef KMEMDEV_H
 #define KMEMDEV_H
@@ -43,11 +48,31 @@ extern "C" {
 		};							\
 	})
 
+/*
+ * Where a handle reads kernel memory from (struct kmemdev_open_opts.backend).
+ *  - KMEMDEV_BACKEND_AUTO: /dev/kmem_ro; when the device is absent (open
+ *    fails with ENOENT, ENXIO or ENODEV: module not loaded) /proc/kcore
+ *    instead.  A device that refuses the caller (EACCES, EPERM) is an
+ *    error, never a reason to fall back.
+ *  - KMEMDEV_BACKEND_DEVICE: /dev/kmem_ro only.
+ *  - KMEMDEV_BACKEND_KCORE: /proc/kcore only (an ELF core file: @path may
+ *    name another one, e.g. for tests).  Only kmemdev_read(), kmemdev_info()
+ *    (partly), the symbol and BTF functions work; see each function.
+ */
+#define KMEMDEV_BACKEND_AUTO	0
+#define KMEMDEV_BACKEND_DEVICE	1
+#define KMEMDEV_BACKEND_KCORE	2
+
+#define KMEMDEV_KCORE		"/proc/kcore"
+
 /**
  * struct kmemdev_open_opts - options for kmemdev_open()
  * @sz: sizeof(struct kmemdev_open_opts) as the caller knows it; set by
  *	KMEMDEV_OPTS()
- * @path: device node to open; NULL means KMEM_RO_DEVICE
+ * @path: node to open: the device (AUTO, DEVICE; NULL means
+ *	KMEM_RO_DEVICE) or the core file (KCORE; NULL means KMEMDEV_KCORE).
+ *	AUTO's fallback always opens KMEMDEV_KCORE.
+ * @backend: KMEMDEV_BACKEND_* (0: AUTO)
  *
  * New fields are only ever appended.  Bytes past the last field this
  * library knows must be zero, or kmemdev_open() fails with -E2BIG.
@@ -55,8 +80,9 @@ extern "C" {
 struct kmemdev_open_opts {
 	size_t sz;
 	const char *path;
+	int backend;
 };
-#define kmemdev_open_opts__last_field path
+#define kmemdev_open_opts__last_field backend
 
 /**
  * struct kmemdev_sym - one /proc/kallsyms entry
@@ -79,10 +105,14 @@ struct kmemdev_sym {
 struct kmemdev;
 
 /**
- * @brief Open the kmem_ro device and check that it speaks this ABI.
+ * @brief Open the kmem_ro device (or /proc/kcore) and check its format.
  *
- * Opens the node read-only and close-on-exec, then issues KMEM_RO_IOC_INFO
- * as a handshake and caches the answer.
+ * Device: opens the node read-only and close-on-exec, then issues
+ * KMEM_RO_IOC_INFO as a handshake and caches the answer.  kcore: opens the
+ * file and parses its ELF64 program headers once.  With the default
+ * backend (AUTO) a missing device falls back to /proc/kcore; if that fails
+ * too, the device's error is returned.  kmemdev_backend_name() tells which
+ * one was opened.
  *
  * @param out receives the new handle; set to NULL on failure
  * @param opts options, or NULL for defaults (see struct kmemdev_open_opts)
@@ -90,7 +120,8 @@ struct kmemdev;
  *	loaded), -EACCES (not in the device's group), -EPERM (kernel lockdown
  *	or require_rawio), -ENOTTY (not a kmem_ro device), -EISDIR, -EPROTO
  *	(driver lacks the INFO ioctl or reports an ABI version below 1),
- *	-EINVAL/-E2BIG (bad arguments or options), -ENOMEM
+ *	-ENOEXEC (KCORE: not an ELF64 core file of this machine),
+ *	-EINVAL/-E2BIG (bad arguments, options or backend), -ENOMEM
  */
 KMEMDEV_API int kmemdev_open(struct kmemdev **out,
 			     const struct kmemdev_open_opts *opts);
@@ -112,9 +143,18 @@ KMEMDEV_API void kmemdev_close(struct kmemdev *h);
  *
  * @param h handle
  * @return the descriptor (>= 0) on success, negative errno otherwise
- *	(-EINVAL for a NULL handle)
+ *	(-EINVAL for a NULL handle or a kcore handle, which has no device)
  */
 KMEMDEV_API int kmemdev_fd(const struct kmemdev *h);
+
+/**
+ * @brief Which source a handle reads: "kmem_ro" or "kcore".
+ *
+ * @param h handle
+ * @return a static string: "kmem_ro" (the device), "kcore" (/proc/kcore or
+ *	the core file named at open), or "none" for a NULL handle
+ */
+KMEMDEV_API const char *kmemdev_backend_name(const struct kmemdev *h);
 
 /**
  * @brief Query ABI version, features and kernel layout (KMEM_RO_IOC_INFO).
@@ -122,6 +162,24 @@ KMEMDEV_API int kmemdev_fd(const struct kmemdev *h);
  * Pass ram = NULL and ram_cap = 0 to learn the number of System RAM ranges,
  * then call again with a buffer that large.  Only min(result, ram_cap)
  * entries of @p ram are written.
+ *
+ * kcore handle: built from the core file's program headers, not asked
+ * of a driver, and only the fields kcore can tell are set; the others are
+ * 0 (abi_version, features, ioctls, pmd_size, vmalloc_start/end):
+ *  - size = sizeof(*info), page_size = the system page size;
+ *  - page_offset = p_vaddr - p_paddr of a RAM segment (one with a
+ *    physical address, below the image);
+ *  - kernel_map = __START_KERNEL_map (x86-64: 0xffffffff80000000), and
+ *    phys_base = p_paddr - (p_vaddr - kernel_map) of the image segment (the
+ *    one with a physical address at or above kernel_map); x86-64 only, 0
+ *    elsewhere;
+ *  - text_start/text_end = _stext and _etext rounded up to a page, from
+ *    /proc/kallsyms (the image segment runs to _end, so kcore alone cannot
+ *    tell where text ends); both 0 when kallsyms hides them;
+ *  - modules_start/end = the largest segment above the image that has no
+ *    physical address (kcore does not label vmalloc and vmemmap apart,
+ *    so vmalloc_start/end stay 0);
+ *  - the RAM ranges = the RAM segments' physical ranges (whole pages).
  *
  * @param h handle
  * @param info filled in by the driver
@@ -228,8 +286,9 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  *
  * Anything else fails with -ENXIO: vmalloc memory (including vmapped
  * stacks and vmalloc'ed per-CPU chunks), modules, fixmap, user addresses,
- * per-CPU symbol offsets, physical holes.  Those need the driver's
- * vectored-read ioctl, not (yet) wrapped by this library.
+ * per-CPU symbol offsets, physical holes.  kmemdev_read() reads those
+ * through the driver's READV ioctl instead; kmemdev_readv() exposes it.
+ * A kcore handle maps nothing: -EOPNOTSUPP.
  *
  * @param h handle
  * @param kaddr kernel virtual address
@@ -246,21 +305,132 @@ KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 			    const void **ptr);
 
 /**
- * @brief Copy kernel memory into a buffer, through kmemdev_map().
+ * @brief Copy kernel memory into a buffer, from whichever source serves it.
  *
- * All or nothing: on failure @p buf is left as it was.  Everything said
- * about kmemdev_map() applies, zero-filled pages included; the copy is a
- * snapshot only as far as memcpy() of live memory is one.
+ * Device handle: through kmemdev_map() when the range is mappable, with
+ * everything said there (zero-filled pages included); the copy is a
+ * snapshot only as far as memcpy() of live memory is one.  When it is not
+ * (kmemdev_map() says -ENXIO or -EOPNOTSUPP: vmalloc, modules, per-CPU
+ * chunks, RAM with mmap_ram=0) and the driver has KMEM_RO_FEAT_READV, the
+ * range is read with one READV segment instead, whose errors become the
+ * function's: -EINVAL (not a kernel address), -EFAULT (unmapped, or the
+ * read stopped short: the unread remainder counts as unreadable), -ENXIO
+ * (not RAM), -EPERM (RAM the kernel hides from itself).
+ *
+ * kcore handle: pread() of the PT_LOAD segments covering the range (it may
+ * span adjacent ones); what kcore returns for unreadable pages (zeros) is
+ * the kernel's business.  -ENXIO when some byte lies in no segment.
+ *
+ * All or nothing: on failure @p buf is left as it was, except after an
+ * I/O error of /proc/kcore itself.
  *
  * @param h handle
  * @param kaddr kernel virtual address
  * @param buf receives len bytes
  * @param len number of bytes, at least 1
- * @return 0 on success, negative errno otherwise (as kmemdev_map(); also
- *	-EINVAL for a NULL buf)
+ * @return 0 on success, negative errno otherwise (as kmemdev_map() and
+ *	above; also -EINVAL for a NULL buf, -ENOMEM)
  */
 KMEMDEV_API int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf,
 			     size_t len);
+
+/**
+ * @brief Read many kernel ranges with as few READV ioctls as possible.
+ *
+ * Segments are submitted in order, in batches within the driver's limits
+ * (KMEM_RO_READV_MAX_SEGS segments, KMEM_RO_READV_MAX_BYTES bytes); a
+ * segment longer than KMEM_RO_READV_MAX_BYTES is read in pieces and its
+ * result summed (short at the first piece that fails, that piece's
+ * negative errno if it is the first).  A call that a signal cut short is
+ * resubmitted from where it stopped, an -EINTR call (no progress) retried,
+ * so the function returns only once every segment has its result or a call
+ * failed.
+ *
+ * Per-segment failures are not failures of the function: each
+ * iov[i].result holds the bytes read or a negative errno (see kmem_ro.h:
+ * -EINVAL, -EFAULT, -ENXIO, -EPERM).
+ *
+ * @param h handle (device)
+ * @param iov segments: addr, len and buf in; result out
+ * @param n number of segments (0 is a no-op)
+ * @param done receives the number of segments whose result is written
+ *	(n on success); may be NULL
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL handle,
+ *	NULL iov with n > 0), -EOPNOTSUPP (kcore handle, or the driver lacks
+ *	KMEM_RO_FEAT_READV), or the ioctl's error (-EFAULT, -ENOMEM, -E2BIG)
+ */
+KMEMDEV_API int kmemdev_readv(struct kmemdev *h, struct kmem_ro_iov *iov,
+			      unsigned int n, unsigned int *done);
+
+/**
+ * @brief One KMEM_RO_IOC_WALK call: gather fields of every node of a list.
+ *
+ * Sets w->size to sizeof(*w) and passes everything else through; the
+ * caller fills the in fields and reads the out fields as kmem_ro.h
+ * describes.  An -EINTR call (a signal before any node) is retried.
+ *
+ * @param h handle (device)
+ * @param w walk argument, in and out
+ * @return 0 on success (see w->status), negative errno otherwise: -EINVAL
+ *	(NULL argument, or the driver's EINVAL), -EOPNOTSUPP (kcore handle,
+ *	or the driver lacks KMEM_RO_FEAT_WALK), or the ioctl's error
+ */
+KMEMDEV_API int kmemdev_walk(struct kmemdev *h, struct kmem_ro_walk *w);
+
+/**
+ * @brief Walk a whole list into a buffer that grows as needed.
+ *
+ * Calls kmemdev_walk() until the walk comes back to the head, resuming at
+ * w->next after KMEM_RO_WALK_BUF_FULL (the buffer is doubled first),
+ * KMEM_RO_WALK_MAX_REACHED and KMEM_RO_WALK_INTERRUPTED.  The list is
+ * not locked between calls: a list that changes meanwhile gives a
+ * snapshot of no single instant.
+ *
+ * w: head, flags, link_offset, fields_addr, fields_count are used as
+ * given; w->max_nodes caps the total number of nodes (0: no cap beyond
+ * KMEM_RO_WALK_MAX_NODES) and is given back as it was; start, buf_addr
+ * and buf_size are overwritten.  On return w holds the last call's out
+ * fields.
+ *
+ * @param h handle (device)
+ * @param w walk template, see above
+ * @param buf in/out: a malloc()ed buffer or NULL; grown with realloc() and
+ *	left to the caller to free (even on failure).  Reusing it across
+ *	calls avoids regrowing.
+ * @param cap in/out: capacity of *buf in bytes
+ * @param nodes receives the number of records in *buf, also on failure
+ * @return 0 when the walk reached the head again; negative errno
+ *	otherwise: -ELOOP (KMEM_RO_WALK_LOOP), w->fault_errno
+ *	(KMEM_RO_WALK_FAULT; w->fault_addr says where), -E2BIG (the cap was
+ *	reached with nodes left), -ENOMEM, or a kmemdev_walk() error.  The
+ *	records gathered so far stay in *buf.
+ */
+KMEMDEV_API int kmemdev_walk_all(struct kmemdev *h, struct kmem_ro_walk *w,
+				 void **buf, size_t *cap, uint32_t *nodes);
+
+/**
+ * @brief Offset and size of a struct or union member, from kernel BTF.
+ *
+ * The type information comes from /sys/kernel/btf/vmlinux (through
+ * libbpf's btf__load_vmlinux_btf()), loaded on first use and kept by the
+ * handle.  @p type names a struct or union (an optional "struct " or
+ * "union " prefix is ignored) or a typedef of one.  Members of anonymous
+ * struct and union members are searched too, their offsets added; dotted
+ * paths ("a.b") are not supported.
+ *
+ * @param h handle (either backend)
+ * @param type type name, e.g. "task_struct"
+ * @param member member name, e.g. "pid"
+ * @param offset receives the byte offset of the member; may be NULL
+ * @param size receives its size in bytes; may be NULL
+ * @return 0 on success, negative errno otherwise: -ENOENT (no such type or
+ *	member), -EINVAL (NULL argument, or a bitfield or a member that does
+ *	not start on a byte), -ENODATA (the kernel has no BTF), -ENOMEM, or
+ *	the error of loading it
+ */
+KMEMDEV_API int kmemdev_btf_member(struct kmemdev *h, const char *type,
+				   const char *member, uint32_t *offset,
+				   uint32_t *size);
 
 /**
  * @brief Describe an error code returned by this library.

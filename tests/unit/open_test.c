@@ -20,10 +20,16 @@ static bool device_present(void)
 	return access(KMEM_RO_DEVICE, F_OK) == 0;
 }
 
-/* Opens path and checks the error and that *out was cleared. */
-static int open_path(const char *path)
+/* AUTO's fallback would succeed here (root on a kernel with kcore). */
+static bool kcore_readable(void)
 {
-	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = path);
+	return access(KMEMDEV_KCORE, R_OK) == 0;
+}
+
+/* Opens path with a backend; checks the error and that *out was cleared. */
+static int open_backend(const char *path, int backend)
+{
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = path, .backend = backend);
 	struct kmemdev *h = (struct kmemdev *)&opts;	/* poison */
 	int err;
 
@@ -33,6 +39,12 @@ static int open_path(const char *path)
 	else
 		kmemdev_close(h);
 	return err;
+}
+
+/* The device at path, no fallback. */
+static int open_path(const char *path)
+{
+	return open_backend(path, KMEMDEV_BACKEND_DEVICE);
 }
 
 START_TEST(test_null_out)
@@ -50,11 +62,48 @@ END_TEST
 START_TEST(test_default_path)
 {
 	struct kmemdev *h;
+	int err;
 
 	if (device_present())
 		return;	/* covered by the VM suite */
-	ck_assert_int_eq(kmemdev_open(&h, NULL), -ENOENT);
+	/* AUTO: no device, so /proc/kcore if it can be read */
+	err = kmemdev_open(&h, NULL);
+	if (kcore_readable() && !err) {
+		ck_assert_str_eq(kmemdev_backend_name(h), "kcore");
+		kmemdev_close(h);
+		return;
+	}
+	ck_assert_int_eq(err, -ENOENT);	/* the device's error, not kcore's */
 	ck_assert_ptr_null(h);
+}
+END_TEST
+
+START_TEST(test_auto_missing_device)
+{
+	int err = open_backend("/nonexistent/kmem_ro", KMEMDEV_BACKEND_AUTO);
+
+	if (!kcore_readable())
+		ck_assert_int_eq(err, -ENOENT);
+	ck_assert_int_eq(open_backend("/nonexistent/kmem_ro",
+				      KMEMDEV_BACKEND_DEVICE), -ENOENT);
+	ck_assert_int_eq(open_backend("/nonexistent/kcore",
+				      KMEMDEV_BACKEND_KCORE), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_auto_wrong_device_no_fallback)
+{
+	/* there but not kmem_ro: an error, not "absent" */
+	ck_assert_int_eq(open_backend("/dev/null", KMEMDEV_BACKEND_AUTO),
+			 -ENOTTY);
+	ck_assert_int_eq(open_backend("/tmp", KMEMDEV_BACKEND_AUTO), -EISDIR);
+}
+END_TEST
+
+START_TEST(test_bad_backend)
+{
+	ck_assert_int_eq(open_backend("/dev/null", 3), -EINVAL);
+	ck_assert_int_eq(open_backend("/dev/null", -1), -EINVAL);
 }
 END_TEST
 
@@ -104,6 +153,8 @@ START_TEST(test_permission_denied)
 		ck_assert_int_eq(setuid(65534), 0);
 	}
 	ck_assert_int_eq(open_path(path), -EACCES);
+	/* Refused is not absent: AUTO does not fall back to kcore. */
+	ck_assert_int_eq(open_backend(path, KMEMDEV_BACKEND_AUTO), -EACCES);
 	/* Unlinking needs no rights on the file itself, only on /tmp. */
 	unlink(path);
 }
@@ -113,6 +164,7 @@ END_TEST
 struct open_opts_next {
 	size_t sz;
 	const char *path;
+	int backend;
 	uint64_t future;
 };
 
@@ -133,6 +185,7 @@ START_TEST(test_opts_zero_tail)
 {
 	struct open_opts_next o = {
 		.sz = sizeof(o), .path = "/nonexistent/kmem_ro",
+		.backend = KMEMDEV_BACKEND_DEVICE,
 	};
 	struct kmemdev *h;
 
@@ -162,10 +215,23 @@ START_TEST(test_opts_older_caller)
 	int err;
 
 	err = kmemdev_open(&h, &o);
-	if (!device_present())
+	if (!device_present() && !kcore_readable())
 		ck_assert_int_eq(err, -ENOENT);
 	ck_assert_int_ne(err, -ENOTTY);
 	kmemdev_close(h);
+}
+END_TEST
+
+START_TEST(test_opts_caller_without_backend)
+{
+	/* Knows .path, not .backend: AUTO, whatever follows path. */
+	KMEMDEV_OPTS(kmemdev_open_opts, o, .path = "/dev/null", .backend = 77);
+	struct kmemdev *h;
+
+	o.sz = offsetofend(struct kmemdev_open_opts, path);
+	ck_assert_int_eq(kmemdev_open(&h, &o), -ENOTTY);
+	o.sz = sizeof(o);
+	ck_assert_int_eq(kmemdev_open(&h, &o), -EINVAL);	/* bad backend */
 }
 END_TEST
 
@@ -234,6 +300,7 @@ START_TEST(test_strerror_all_codes)
 	static const int codes[] = {
 		ENOENT, EACCES, EPERM, EPROTO, ENOTTY, EISDIR, E2BIG, EINVAL,
 		ENOMEM, EFAULT, EIO, ENODATA, EOVERFLOW, EBUSY, EAGAIN, EINTR,
+		EOPNOTSUPP, ENOEXEC, ELOOP, ENXIO,
 	};
 	size_t i;
 
@@ -280,6 +347,9 @@ static Suite *open_suite(void)
 	tcase_add_test(open_tc, test_null_out);
 	tcase_add_test(open_tc, test_missing_path);
 	tcase_add_test(open_tc, test_default_path);
+	tcase_add_test(open_tc, test_auto_missing_device);
+	tcase_add_test(open_tc, test_auto_wrong_device_no_fallback);
+	tcase_add_test(open_tc, test_bad_backend);
 	tcase_add_test(open_tc, test_regular_file);
 	tcase_add_test(open_tc, test_other_char_device);
 	tcase_add_test(open_tc, test_directory);
@@ -290,6 +360,7 @@ static Suite *open_suite(void)
 	tcase_add_test(opts, test_opts_zero_tail);
 	tcase_add_test(opts, test_opts_too_small);
 	tcase_add_test(opts, test_opts_older_caller);
+	tcase_add_test(opts, test_opts_caller_without_backend);
 	tcase_add_test(opts, test_opts_validate);
 	suite_add_tcase(s, opts);
 

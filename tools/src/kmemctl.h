@@ -29,8 +29,12 @@ typedef int (*kmemctl_verb_fn)(const struct kmemctl *ctx, int argc,
 int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv);
 
-/* Open ctx->device; on failure print the one-line error and return NULL. */
+/*
+ * Open ctx->device (the device only, never /proc/kcore); on failure print
+ * the one-line error and return NULL.
+ */
 struct kmemdev *kmemctl_open(const struct kmemctl *ctx);
 
 /* "kmemctl: WHAT: kmemdev_strerror(err)" on stderr. */

@@ -25,6 +25,8 @@ static const struct verb {
 	  "symbol address by name, or nearest symbol of an address" },
 	{ "read", kmemctl_read, "ADDR LEN [--raw]",
 	  "kernel memory at 0xADDR or SYMBOL[+-OFF], as a hexdump" },
+	{ "ps", kmemctl_ps, "[OPTIONS]",
+	  "processes from the kernel's task list (ps --help)" },
 };
 
 static void usage(FILE *f)
@@ -70,7 +72,9 @@ int kmemctl_usage_err(const char *fmt, ...)
 
 struct kmemdev *kmemctl_open(const struct kmemctl *ctx)
 {
-	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = ctx->device);
+	/* These verbs speak to the device: no silent /proc/kcore fallback. */
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = ctx->device,
+		     .backend = KMEMDEV_BACKEND_DEVICE);
 	struct kmemdev *h;
 	int err;
 

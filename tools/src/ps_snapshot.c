@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Task-list snapshots for kmemctl ps and its benchmark and tests.
+ *
+ * The list is init_task.tasks: copy_process() links only thread-group
+ * leaders there (threads go on signal->thread_head instead), and
+ * de_thread() swaps a new leader into the old one's place, so walking it
+ * lists processes and kernel threads exactly as ps does by default, and
+ * never init_task (pid 0) itself, whose member is the head.
+ *
+ * Each task yields one record: the chosen task_struct members packed in
+ * order.  The backends only differ in how they fill records:
+ *  - kcore: kmemdev_read() of a kcore handle, i.e. one pread() per member;
+ *  - mmap:  kmemdev_map() of the device and memcpy(): no system call;
+ *  - readv: one READV per task, its members and its tasks.next together;
+ *  - walk:  one WALK for every task, with node addresses.
+ * The list is read without a lock, as kcore readers do: a task may exit
+ * while it is read, so a snapshot whose reads fail is retried.
+ *
+ * PPID is real_parent->tgid.  Parents are found among the snapshot's own
+ * nodes (and init_task); a parent that is not a leader (a thread forked
+ * the task) has its tgid read in one more batch.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_snapshot.h"
+
+#define SNAP_TRIES	4
+
+enum { F_PID, F_TGID, F_COMM, F_STATE, F_EXIT, F_PARENT };
+
+static const char *const backend_names[PS_BACKEND_COUNT] = {
+	[PS_BACKEND_KCORE] = "kcore",
+	[PS_BACKEND_MMAP] = "mmap",
+	[PS_BACKEND_READV] = "readv",
+	[PS_BACKEND_WALK] = "walk",
+};
+
+const char *ps_backend_name(enum ps_backend b)
+{
+	return (unsigned int)b < PS_BACKEND_COUNT ? backend_names[b] : "?";
+}
+
+int ps_backend_parse(const char *name, enum ps_backend *b)
+{
+	for (unsigned int i = 0; i < PS_BACKEND_COUNT; i++)
+		if (!strcmp(name, backend_names[i])) {
+			*b = (enum ps_backend)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool is_kcore(struct kmemdev *h)
+{
+	return !strcmp(kmemdev_backend_name(h), "kcore");
+}
+
+int ps_backend_default(struct kmemdev *h, enum ps_backend *b)
+{
+	struct kmem_ro_info info;
+	int err;
+
+	if (is_kcore(h)) {
+		*b = PS_BACKEND_KCORE;
+		return 0;
+	}
+	err = kmemdev_info(h, &info, NULL, 0);
+	if (err < 0)
+		return err;
+	if (info.features & KMEM_RO_FEAT_WALK)
+		*b = PS_BACKEND_WALK;
+	else if (info.features & KMEM_RO_FEAT_MMAP_RAM)
+		*b = PS_BACKEND_MMAP;
+	else if (info.features & KMEM_RO_FEAT_READV)
+		*b = PS_BACKEND_READV;
+	else
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * The letter fs/proc/array.c prints: the highest bit of (state |
+ * exit_state) & TASK_REPORT indexes "RSDTtXZP"; TASK_IDLE is 'I'; RT-lock
+ * waits and frozen tasks are reported as 'D'.
+ */
+char ps_state_letter(uint64_t state, uint64_t exit_state)
+{
+	static const char letters[] = "RSDTtXZPI";
+	const uint64_t report = 0x7f, idle = 0x0002 | 0x0400;
+	const uint64_t rtlock_wait = 0x1000, frozen = 0x8000;
+	uint64_t st = (state | exit_state) & report;
+	int i = 0;
+
+	if ((state & idle) == idle)
+		st = report + 1;
+	if (state & (rtlock_wait | frozen))
+		st = 0x0002;
+	while (st) {
+		i++;
+		st >>= 1;
+	}
+	return letters[i];
+}
+
+static uint64_t get_uint(const unsigned char *p, uint32_t size)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return v4;
+	default:
+		memcpy(&v8, p, 8);
+		return v8;
+	}
+}
+
+/* One kernel value, the way this backend reads. */
+static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
+{
+	struct kmem_ro_iov iov = {
+		.addr = addr, .len = len, .buf = (uintptr_t)buf,
+	};
+	const void *p;
+	int err;
+
+	switch (s->backend) {
+	case PS_BACKEND_MMAP:
+		err = kmemdev_map(s->h, addr, len, &p);
+		if (!err)
+			memcpy(buf, p, len);
+		return err;
+	case PS_BACKEND_READV:
+	case PS_BACKEND_WALK:
+		err = kmemdev_readv(s->h, &iov, 1, NULL);
+		if (err)
+			return err;
+		if (iov.result < 0)
+			return (int)iov.result;
+		return (uint64_t)iov.result == len ? 0 : -EFAULT;
+	default:
+		return kmemdev_read(s->h, addr, buf, len);
+	}
+}
+
+static int member(struct kmemdev *h, const char *type, const char *name,
+		  struct ps_member *m)
+{
+	return kmemdev_btf_member(h, type, name, &m->off, &m->size);
+}
+
+static void add_field(struct ps_snap *s, int id, struct ps_member m)
+{
+	s->wf[s->nf] = (struct kmem_ro_field){ .offset = m.off, .len = m.size };
+	s->fid[s->nf] = id;
+	s->f[s->nf++] = m;
+	s->rec_size += m.size;
+}
+
+/* task_struct members: offsets from BTF, sizes checked against our use. */
+static int layout(struct ps_snap *s)
+{
+	struct ps_member pid, comm, state, exit_state, parent, tasks, next;
+	int err;
+
+	err = member(s->h, "task_struct", "tasks", &tasks);
+	if (!err)
+		err = member(s->h, "list_head", "next", &next);
+	if (!err)
+		err = member(s->h, "task_struct", "pid", &pid);
+	if (!err)
+		err = member(s->h, "task_struct", "tgid", &s->tgid);
+	if (!err)
+		err = member(s->h, "task_struct", "comm", &comm);
+	if (err)
+		return err;
+	if (next.size != 8 || tasks.size < 16 || pid.size != 4 ||
+	    s->tgid.size != 4 || !comm.size || comm.size > PS_COMM_MAX)
+		return -EPROTO;
+	s->tasks_off = tasks.off;
+	s->next_off = tasks.off + next.off;
+
+	add_field(s, F_PID, pid);
+	add_field(s, F_COMM, comm);
+	if (s->fields == PS_FIELDS_PID_COMM)
+		return 0;
+
+	/* unsigned int __state since 5.14; volatile long state before */
+	err = member(s->h, "task_struct", "__state", &state);
+	if (err == -ENOENT)
+		err = member(s->h, "task_struct", "state", &state);
+	if (!err)
+		err = member(s->h, "task_struct", "exit_state", &exit_state);
+	if (!err)
+		err = member(s->h, "task_struct", "real_parent", &parent);
+	if (err)
+		return err;
+	if ((state.size != 4 && state.size != 8) || exit_state.size != 4 ||
+	    parent.size != 8)
+		return -EPROTO;
+	add_field(s, F_TGID, s->tgid);
+	add_field(s, F_STATE, state);
+	add_field(s, F_EXIT, exit_state);
+	add_field(s, F_PARENT, parent);
+	return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	q = realloc(*p, ncap * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
+		 enum ps_fields fields)
+{
+	struct kmem_ro_info info;
+	uint32_t tgid;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->h = h;
+	s->backend = b;
+	s->fields = fields;
+	if ((b == PS_BACKEND_KCORE) != is_kcore(h))
+		return -EOPNOTSUPP;
+	if (b == PS_BACKEND_READV || b == PS_BACKEND_WALK) {
+		err = kmemdev_info(h, &info, NULL, 0);
+		if (err < 0)
+			return err;
+		if (!(info.features & KMEM_RO_FEAT_READV) ||
+		    (b == PS_BACKEND_WALK && !(info.features & KMEM_RO_FEAT_WALK)))
+			return -EOPNOTSUPP;
+	}
+	err = kmemdev_symbol(h, "init_task", &s->init_task);
+	if (err)
+		return err;
+	err = layout(s);
+	if (err)
+		return err;
+	s->rec = malloc(s->rec_size + 8);
+	if (!s->rec)
+		return -ENOMEM;
+	err = grow((void **)&s->iov, &s->iov_cap, PS_MAX_FIELDS + 1,
+		   sizeof(*s->iov));
+	if (err)
+		return err;
+	/* Proves the backend reads init_task; PPID of its children. */
+	err = read_one(s, s->init_task + s->tgid.off, &tgid, sizeof(tgid));
+	if (err)
+		return err;
+	s->init_tgid = (int32_t)tgid;
+	return 0;
+}
+
+void ps_snap_fini(struct ps_snap *s)
+{
+	free(s->task);
+	free(s->rec);
+	free(s->walk_buf);
+	free(s->iov);
+	free(s->by_addr);
+	memset(s, 0, sizeof(*s));
+}
+
+static void decode(const struct ps_snap *s, const unsigned char *rec,
+		   uint64_t node, struct ps_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->addr = node;
+	for (unsigned int i = 0; i < s->nf; i++) {
+		uint32_t size = s->f[i].size;
+
+		switch (s->fid[i]) {
+		case F_PID:
+			t->pid = (int32_t)get_uint(rec, size);
+			break;
+		case F_TGID:
+			t->tgid = (int32_t)get_uint(rec, size);
+			break;
+		case F_COMM:
+			memcpy(t->comm, rec, size);
+			t->comm[size] = '\0';
+			break;
+		case F_STATE:
+			t->state = get_uint(rec, size);
+			break;
+		case F_EXIT:
+			t->exit_state = get_uint(rec, size);
+			break;
+		case F_PARENT:
+			t->parent = get_uint(rec, size);
+			break;
+		}
+		rec += size;
+	}
+}
+
+/* s->rec = the record of the task at node, then its tasks.next. */
+static int read_record(struct ps_snap *s, uint64_t node)
+{
+	unsigned char *p = s->rec;
+	unsigned int i;
+	int err;
+
+	if (s->backend == PS_BACKEND_READV) {
+		for (i = 0; i < s->nf; i++) {
+			s->iov[i] = (struct kmem_ro_iov){
+				.addr = node + s->f[i].off,
+				.len = s->f[i].size,
+				.buf = (uintptr_t)p,
+			};
+			p += s->f[i].size;
+		}
+		s->iov[i] = (struct kmem_ro_iov){
+			.addr = node + s->next_off,
+			.len = 8,
+			.buf = (uintptr_t)p,
+		};
+		err = kmemdev_readv(s->h, s->iov, s->nf + 1, NULL);
+		if (err)
+			return err;
+		for (i = 0; i <= s->nf; i++) {
+			if (s->iov[i].result < 0)
+				return (int)s->iov[i].result;
+			if ((uint64_t)s->iov[i].result != s->iov[i].len)
+				return -EFAULT;
+		}
+		return 0;
+	}
+	for (i = 0; i < s->nf; i++) {
+		err = read_one(s, node + s->f[i].off, p, s->f[i].size);
+		if (err)
+			return err;
+		p += s->f[i].size;
+	}
+	return read_one(s, node + s->next_off, p, 8);
+}
+
+static int push(struct ps_snap *s, const unsigned char *rec, uint64_t node)
+{
+	int err;
+
+	if (s->nr >= PS_MAX_TASKS)
+		return -ELOOP;
+	err = grow((void **)&s->task, &s->cap, s->nr + 1, sizeof(*s->task));
+	if (err)
+		return err;
+	decode(s, rec, node, &s->task[s->nr++]);
+	return 0;
+}
+
+/* kcore, mmap, readv: follow tasks.next from the head until it is back. */
+static int take_list(struct ps_snap *s)
+{
+	uint64_t head = s->init_task + s->tasks_off, link;
+	int err;
+
+	err = read_one(s, s->init_task + s->next_off, &link, sizeof(link));
+	while (!err && link != head) {
+		uint64_t node = link - s->tasks_off;
+
+		err = read_record(s, node);
+		if (!err)
+			err = push(s, s->rec, node);
+		if (!err)
+			memcpy(&link, s->rec + s->rec_size, sizeof(link));
+	}
+	return err;
+}
+
+static int take_walk(struct ps_snap *s)
+{
+	struct kmem_ro_walk w = {
+		.flags = KMEM_RO_WALK_NODE_ADDR,
+		.head = s->init_task + s->tasks_off,
+		.link_offset = s->tasks_off,
+		.fields_addr = (uintptr_t)s->wf,
+		.fields_count = s->nf,
+		.max_nodes = PS_MAX_TASKS,
+	};
+	const unsigned char *rec;
+	uint32_t nodes, i;
+	int err;
+
+	err = kmemdev_walk_all(s->h, &w, &s->walk_buf, &s->walk_cap, &nodes);
+	if (err)
+		return err == -E2BIG ? -ELOOP : err;
+	rec = s->walk_buf;
+	for (i = 0; i < nodes && !err; i++, rec += 8 + s->rec_size)
+		err = push(s, rec + 8, get_uint(rec, 8));
+	return err;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * PPIDs: each parent's tgid from the snapshot itself where it is a node
+ * (by_addr holds (address, index + 1) pairs, index 0 for init_task),
+ * from one more batch of reads where it is not.
+ */
+static int resolve_parents(struct ps_snap *s)
+{
+	size_t i, n = s->nr + 1, pending = 0;
+	uint32_t *tgids = NULL;
+	int err;
+
+	err = grow((void **)&s->by_addr, &s->by_addr_cap, 2 * n,
+		   sizeof(*s->by_addr));
+	if (err)
+		return err;
+	s->by_addr[0] = s->init_task;
+	s->by_addr[1] = 0;
+	for (i = 0; i < s->nr; i++) {
+		s->by_addr[2 * i + 2] = s->task[i].addr;
+		s->by_addr[2 * i + 3] = i + 1;
+	}
+	qsort(s->by_addr, n, 2 * sizeof(*s->by_addr), cmp_u64);
+
+	for (i = 0; i < s->nr; i++) {
+		struct ps_task *t = &s->task[i];
+		const uint64_t *hit = bsearch(&t->parent, s->by_addr, n,
+					      2 * sizeof(*s->by_addr), cmp_u64);
+
+		if (hit) {
+			t->ppid = hit[1] ? s->task[hit[1] - 1].tgid : s->init_tgid;
+			continue;
+		}
+		t->ppid = -1;
+		pending++;
+	}
+	if (!pending)
+		return 0;
+
+	tgids = calloc(pending, sizeof(*tgids));
+	if (!tgids)
+		return -ENOMEM;
+	if (s->backend == PS_BACKEND_READV || s->backend == PS_BACKEND_WALK) {
+		size_t k = 0;
+
+		err = grow((void **)&s->iov, &s->iov_cap, pending,
+			   sizeof(*s->iov));
+		for (i = 0; !err && i < s->nr; i++)
+			if (s->task[i].ppid == -1) {
+				s->iov[k] = (struct kmem_ro_iov){
+					.addr = s->task[i].parent + s->tgid.off,
+					.len = sizeof(*tgids),
+					.buf = (uintptr_t)&tgids[k],
+				};
+				k++;
+			}
+		if (!err)
+			err = kmemdev_readv(s->h, s->iov, (unsigned int)pending,
+					    NULL);
+		for (k = 0; !err && k < pending; k++)
+			if (s->iov[k].result != (int64_t)sizeof(*tgids))
+				err = s->iov[k].result < 0 ?
+				      (int)s->iov[k].result : -EFAULT;
+	} else {
+		size_t k = 0;
+
+		for (i = 0; !err && i < s->nr; i++)
+			if (s->task[i].ppid == -1)
+				err = read_one(s, s->task[i].parent + s->tgid.off,
+					       &tgids[k++], sizeof(*tgids));
+	}
+	if (!err) {
+		size_t k = 0;
+
+		for (i = 0; i < s->nr; i++)
+			if (s->task[i].ppid == -1)
+				s->task[i].ppid = (int32_t)tgids[k++];
+	}
+	free(tgids);
+	return err;
+}
+
+static int take_once(struct ps_snap *s)
+{
+	int err;
+
+	s->nr = 0;
+	err = s->backend == PS_BACKEND_WALK ? take_walk(s) : take_list(s);
+	if (!err && s->fields == PS_FIELDS_PS)
+		err = resolve_parents(s);
+	return err;
+}
+
+int ps_snap_take(struct ps_snap *s)
+{
+	int err, tries = 0;
+
+	do
+		err = take_once(s);
+	while (err && err != -ENOMEM && err != -EOPNOTSUPP &&
+	       ++tries < SNAP_TRIES);
+	if (err)
+		s->nr = 0;
+	return err;
+}
+
+static int cmp_pid(const void *pa, const void *pb)
+{
+	const struct ps_task *a = pa, *b = pb;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+void ps_snap_sort(struct ps_snap *s)
+{
+	qsort(s->task, s->nr, sizeof(*s->task), cmp_pid);
+}

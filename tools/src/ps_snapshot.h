@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A snapshot of the kernel's task list (init_task.tasks: one node per
+ * thread-group leader), read in one of four ways so that they can be
+ * compared: `kmemctl ps`, bench/ps_bench.c and tests/vm/ps_test.c share it.
+ *
+ * Every offset comes from the running kernel's BTF and init_task's address
+ * from kallsyms; the state bits are the kernel's ABI (fs/proc/array.c).
+ */
+#ifndef KMEMCTL_PS_SNAPSHOT_H
+#define KMEMCTL_PS_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kmemdev.h"
+
+/* How the task structs are read. */
+enum ps_backend {
+	PS_BACKEND_KCORE,	/* kcore handle: one pread() per field */
+	PS_BACKEND_MMAP,	/* device mapping only: no system call */
+	PS_BACKEND_READV,	/* one READV per task: its fields and next */
+	PS_BACKEND_WALK,	/* one WALK for the whole list */
+	PS_BACKEND_COUNT
+};
+
+/* What is read of every task. */
+enum ps_fields {
+	PS_FIELDS_PS,		/* pid, tgid, comm, state, exit_state, parent */
+	PS_FIELDS_PID_COMM,	/* pid and comm only (the benchmark's seed) */
+};
+
+#define PS_COMM_MAX	64	/* longest comm accepted (the kernel's: 16) */
+#define PS_MAX_TASKS	(1U << 20)	/* longer lists are taken as loops */
+
+/**
+ * struct ps_task - one task of a snapshot
+ * @addr: address of its task_struct
+ * @parent: task_struct address of its real_parent (PS_FIELDS_PS)
+ * @state: __state (or state, before 5.14) (PS_FIELDS_PS)
+ * @exit_state: exit_state (PS_FIELDS_PS)
+ * @pid: pid
+ * @tgid: tgid (PS_FIELDS_PS)
+ * @ppid: tgid of the real parent, as /proc/PID/status says (PS_FIELDS_PS)
+ * @comm: comm, NUL-terminated
+ */
+struct ps_task {
+	uint64_t addr;
+	uint64_t parent;
+	uint64_t state;
+	uint64_t exit_state;
+	int32_t pid;
+	int32_t tgid;
+	int32_t ppid;
+	char comm[PS_COMM_MAX + 1];
+};
+
+/* A member of task_struct: where and how wide. */
+struct ps_member {
+	uint32_t off;
+	uint32_t size;
+};
+
+#define PS_MAX_FIELDS	6
+
+/**
+ * struct ps_snap - snapshot state, reusable: buffers survive between takes
+ * @h: handle (kcore handle for PS_BACKEND_KCORE, device otherwise)
+ * @backend: how to read
+ * @fields: what to read
+ * @init_task: address of init_task, the list head's owner
+ * @init_tgid: init_task's tgid (PPID of tasks it parents)
+ * @tasks_off: offset of task_struct.tasks
+ * @next_off: offset of task_struct.tasks.next
+ * @f: the members read of each task, in record order
+ * @nf: number of entries in @f
+ * @rec_size: bytes of one record: every member of @f, packed
+ * @task: the snapshot; @nr entries
+ * @nr: tasks in the last snapshot
+ */
+struct ps_snap {
+	struct kmemdev *h;
+	enum ps_backend backend;
+	enum ps_fields fields;
+	uint64_t init_task;
+	int32_t init_tgid;
+	uint32_t tasks_off, next_off;
+	struct ps_member f[PS_MAX_FIELDS];
+	int fid[PS_MAX_FIELDS];		/* which ps_task field each fills */
+	unsigned int nf;
+	uint32_t rec_size;
+	struct ps_member tgid;		/* for parents outside the list */
+
+	struct ps_task *task;
+	size_t nr, cap;
+
+	/* scratch, kept between snapshots */
+	unsigned char *rec;		/* one record + next pointer */
+	void *walk_buf;
+	size_t walk_cap;
+	struct kmem_ro_field wf[PS_MAX_FIELDS];
+	struct kmem_ro_iov *iov;	/* READV: per-task segments, parents */
+	size_t iov_cap;
+	uint64_t *by_addr;		/* (addr, index) pairs, sorted */
+	size_t by_addr_cap;
+};
+
+/*
+ * Resolve the layout (BTF, kallsyms) and check that the backend can read
+ * init_task.  Returns 0 or a negative errno (-EOPNOTSUPP: the handle or
+ * driver cannot do this backend; -ENOENT: a symbol or member is missing).
+ */
+int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
+		 enum ps_fields fields);
+
+/*
+ * Take a snapshot into s->task[0 .. s->nr), in list order.  A list that
+ * changes under the reader may make a read fail or loop: such snapshots
+ * are retried a few times before the error is returned.
+ */
+int ps_snap_take(struct ps_snap *s);
+
+/* Sort s->task by pid. */
+void ps_snap_sort(struct ps_snap *s);
+
+void ps_snap_fini(struct ps_snap *s);
+
+/* The ps(1) state letter (R S D T t X Z P I), as /proc/PID/stat shows. */
+char ps_state_letter(uint64_t state, uint64_t exit_state);
+
+const char *ps_backend_name(enum ps_backend b);
+
+/* "kcore", "mmap", "readv", "walk"; -EINVAL for anything else. */
+int ps_backend_parse(const char *name, enum ps_backend *b);
+
+/*
+ * Which backend a device or kcore handle serves best: walk, else mmap,
+ * else readv; kcore for a kcore handle.  -EOPNOTSUPP when a device offers
+ * none of them (the caller may open /proc/kcore instead).
+ */
+int ps_backend_default(struct kmemdev *h, enum ps_backend *b);
+
+#endif /* KMEMCTL_PS_SNAPSHOT_H */
