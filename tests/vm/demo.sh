@@ -10,3 +10,9 @@ kmemctl info
 echo
 echo "# kmemctl sym init_task linux_banner"
 kmemctl sym init_task linux_banner
+echo
+echo "# kmemctl ps --backend walk   (one ioctl for the whole task list)"
+kmemctl ps --backend walk | head -12
+echo
+echo "# kmemctl read linux_banner 48"
+kmemctl read linux_banner 48
