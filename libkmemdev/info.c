@@ -2,6 +2,7 @@
 /* KMEM_RO_IOC_INFO: ABI version, features and kernel layout. */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -36,4 +37,37 @@ int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 		return -EOVERFLOW;
 	memcpy(info, &arg, sizeof(*info));
 	return (int)arg.ram_count;
+}
+
+/* Retries while hotplug makes the list grow between two calls. */
+#define RAM_FETCH_TRIES 8
+
+int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
+		       struct kmem_ro_range **ram, unsigned int *nr)
+{
+	struct kmem_ro_range *buf = NULL, *p;
+	unsigned int cap = 0;
+	int tries, ret;
+
+	if (!ram || !nr)
+		return -EINVAL;
+	for (tries = 0; tries < RAM_FETCH_TRIES; tries++) {
+		ret = kmemdev_info(h, info, buf, cap);
+		if (ret < 0)
+			break;
+		if ((unsigned int)ret <= cap) {
+			*ram = buf;
+			*nr = ret;
+			return 0;
+		}
+		cap = ret;
+		p = realloc(buf, cap * sizeof(*buf));
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		buf = p;
+	}
+	free(buf);
+	return ret < 0 ? ret : -EAGAIN;
 }

@@ -22,9 +22,6 @@
 
 #include "internal.h"
 
-/* Retries when memory hotplug changes the RAM list between two calls. */
-#define RAM_FETCH_TRIES 8
-
 /* [a_first, a_last] (inclusive) meets [b_start, b_end) (exclusive). */
 static bool overlaps(uint64_t a_first, uint64_t a_last, uint64_t b_start,
 		     uint64_t b_end)
@@ -199,36 +196,6 @@ static int maps_build(const struct kmemdev *h, const struct kmem_ro_range *ram,
 	return 0;
 }
 
-/* The driver's RAM list; retried while hotplug makes it grow. */
-static int fetch_ram(struct kmemdev *h, struct kmem_ro_range **ram,
-		     unsigned int *nr)
-{
-	struct kmem_ro_range *buf = NULL, *p;
-	struct kmem_ro_info info;
-	unsigned int cap = 0;
-	int tries, ret;
-
-	for (tries = 0; tries < RAM_FETCH_TRIES; tries++) {
-		ret = kmemdev_info(h, &info, buf, cap);
-		if (ret < 0)
-			break;
-		if ((unsigned int)ret <= cap) {
-			*ram = buf;
-			*nr = ret;
-			return 0;
-		}
-		cap = ret;
-		p = realloc(buf, cap * sizeof(*buf));
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		buf = p;
-	}
-	free(buf);
-	return ret < 0 ? ret : -EAGAIN;
-}
-
 int kmemdev__maps_init(struct kmemdev *h, const struct kmem_ro_range *ram,
 		       unsigned int nr)
 {
@@ -253,6 +220,7 @@ int kmemdev__maps_init(struct kmemdev *h, const struct kmem_ro_range *ram,
 static int maps_get(struct kmemdev *h, struct kmemdev_maps **out)
 {
 	struct kmem_ro_range *ram = NULL;
+	struct kmem_ro_info info;
 	struct kmemdev_maps *m;
 	unsigned int nr = 0;
 	int err = 0;
@@ -265,7 +233,7 @@ static int maps_get(struct kmemdev *h, struct kmemdev_maps **out)
 	pthread_mutex_lock(&h->map_lock);
 	m = atomic_load_explicit(&h->maps, memory_order_relaxed);
 	if (!m) {
-		err = fetch_ram(h, &ram, &nr);
+		err = kmemdev_info_alloc(h, &info, &ram, &nr);
 		if (!err)
 			err = maps_build(h, ram, nr, &m);
 		if (!err)

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kmem_ro.h"
 
@@ -190,6 +191,22 @@ KMEMDEV_API const char *kmemdev_backend_name(const struct kmemdev *h);
  */
 KMEMDEV_API int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 			     struct kmem_ro_range *ram, unsigned int ram_cap);
+
+/**
+ * @brief kmemdev_info() with the RAM ranges in a buffer of the right size.
+ *
+ * Asks for the count, then the ranges, and asks again while memory hotplug
+ * makes the list grow in between.
+ *
+ * @param h handle
+ * @param info filled in as by kmemdev_info()
+ * @param ram receives a malloc()ed array (free() it), NULL if none
+ * @param nr receives the number of ranges
+ * @return 0 on success, negative errno otherwise (as kmemdev_info(), and
+ *	-EAGAIN if the list kept changing)
+ */
+KMEMDEV_API int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
+				   struct kmem_ro_range **ram, unsigned int *nr);
 
 /**
  * @brief Address of a kernel or module symbol, by name.
@@ -407,6 +424,70 @@ KMEMDEV_API int kmemdev_walk(struct kmemdev *h, struct kmem_ro_walk *w);
  */
 KMEMDEV_API int kmemdev_walk_all(struct kmemdev *h, struct kmem_ro_walk *w,
 				 void **buf, size_t *cap, uint32_t *nodes);
+
+/**
+ * @brief One KMEM_RO_IOC_PAGEMAP call: page-table entries of a process.
+ *
+ * Sets arg->size to sizeof(*arg) and passes everything else through; the
+ * caller fills the in fields (pid, start, end, flags, buffer) and reads
+ * count and walk_end as kmem_ro.h describes.  Entries are those of
+ * /proc/PID/pagemap, PFNs hidden unless the handle's opener had
+ * CAP_SYS_ADMIN.  An -EINTR call is retried.
+ *
+ * @param h handle (device)
+ * @param arg pagemap argument, in and out
+ * @return 0 on success (arg->walk_end < arg->end: call again from there),
+ *	negative errno otherwise: -EINVAL (NULL argument, or the driver's
+ *	EINVAL: range, flags, buffer), -EOPNOTSUPP (kcore handle, or the
+ *	driver lacks KMEM_RO_FEAT_PAGEMAP), -ESRCH (no such process, a kernel
+ *	thread, or one that exited), -EPERM (another process without
+ *	CAP_SYS_PTRACE), -EFAULT, -ENOMEM, -E2BIG
+ */
+KMEMDEV_API int kmemdev_pagemap(struct kmemdev *h, struct kmem_ro_pagemap *arg);
+
+/**
+ * @brief Describe a whole range of a process as runs, in a growing array.
+ *
+ * Calls kmemdev_pagemap() with KMEM_RO_PAGEMAP_RUNS, resuming at walk_end,
+ * until [start, end) is described, doubling the array whenever less than
+ * half of it is free.  Runs are back to back from @p start to @p end
+ * (holes are runs too, with no PRESENT or SWAP bit); a run that continues
+ * the one before it across two calls is merged into it, so the answer
+ * does not depend on how the range was cut.  The process is not stopped:
+ * the calls see its page tables at slightly different times.
+ *
+ * @param h handle (device)
+ * @param pid process in the caller's PID namespace; 0 for the caller
+ * @param start first address, page aligned
+ * @param end end of the range (exclusive), page aligned, above @p start,
+ *	in user space
+ * @param runs receives a malloc()ed array the caller frees; NULL on failure
+ * @param count receives its number of runs (at least 1); 0 on failure
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL argument,
+ *	negative pid, empty or reversed range, or the driver's EINVAL),
+ *	-EPROTO (the driver answered something inconsistent), -ENOMEM, or a
+ *	kmemdev_pagemap() error
+ */
+KMEMDEV_API int kmemdev_pagemap_runs(struct kmemdev *h, pid_t pid,
+				     uint64_t start, uint64_t end,
+				     struct kmem_ro_pagemap_run **runs,
+				     size_t *count);
+
+/**
+ * @brief The /proc/PID/pagemap entry of one page of a run.
+ *
+ * Pure: the run's flags with its frame carried on to the page, one per
+ * page for a present run, 1 << 5 per page (the swap offset, above the
+ * 5-bit swap type) for a swapped one, and not at all when the frame is 0
+ * (PFNs hidden, or a run with no frame).
+ *
+ * @param run a run from kmemdev_pagemap() or kmemdev_pagemap_runs()
+ * @param addr any address inside the run (rounded down to its page)
+ * @return the 64-bit entry; 0 (a hole's entry) for a NULL run or an
+ *	address outside it
+ */
+KMEMDEV_API uint64_t kmemdev_pagemap_entry(const struct kmem_ro_pagemap_run *run,
+					   uint64_t addr);
 
 /**
  * @brief Offset and size of a struct or union member, from kernel BTF.

@@ -61,16 +61,24 @@ static void assert_same_as_kcore(const void *p, uint64_t kaddr, size_t len)
 	}
 }
 
+/* the whole kernel text, mapped */
+static void *map_text(struct layout *l, size_t *len)
+{
+	void *p;
+
+	layout(l);
+	*len = l->info.text_end - l->info.text_start;
+	p = vt_map_phys(l->fd, image_phys(l, l->info.text_start), *len);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
 START_TEST(text_matches_kcore)
 {
 	struct layout l;
 	size_t len;
-	void *p;
+	void *p = map_text(&l, &len);
 
-	layout(&l);
-	len = l.info.text_end - l.info.text_start;
-	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), len);
-	ck_assert_ptr_ne(p, MAP_FAILED);
 	assert_same_as_kcore(p, l.info.text_start, len);
 	munmap(p, len);
 	close(l.fd);
@@ -355,12 +363,8 @@ START_TEST(twenty_threads_read_text)
 	unsigned char *snap;
 	struct layout l;
 	size_t len;
-	void *p;
+	void *p = map_text(&l, &len);
 
-	layout(&l);
-	len = l.info.text_end - l.info.text_start;
-	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), len);
-	ck_assert_ptr_ne(p, MAP_FAILED);
 	snap = malloc(len);
 	memcpy(snap, p, len);
 	for (int i = 0; i < 20; i++) {

@@ -116,37 +116,6 @@ static void print_range(const char *label, uint64_t start, uint64_t end)
 	       end, human_size(sz, sizeof(sz), span(start, end)));
 }
 
-/*
- * Ask for the count, then the ranges.  Memory hotplug can add ranges in
- * between, so retry while the buffer turns out too small.
- */
-static int fetch(struct kmemdev *h, struct kmem_ro_info *info,
-		 struct kmem_ro_range **ram, unsigned int *nr)
-{
-	struct kmem_ro_range *buf = NULL, *p;
-	unsigned int cap = 0;
-	int tries, ret;
-
-	for (tries = 0; tries < 8; tries++) {
-		ret = kmemdev_info(h, info, buf, cap);
-		if (ret < 0)
-			break;
-		if ((unsigned int)ret <= cap) {
-			*ram = buf;
-			*nr = ret;
-			return 0;
-		}
-		cap = ret;
-		p = realloc(buf, cap * sizeof(*buf));
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		buf = p;
-	}
-	free(buf);
-	return ret < 0 ? ret : -EAGAIN;
-}
 
 static void print_human(const char *device, const struct kmem_ro_info *in,
 			const struct kmem_ro_range *ram, unsigned int nr)
@@ -266,7 +235,7 @@ int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv)
 	h = kmemctl_open(ctx);
 	if (!h)
 		return KMEMCTL_EXIT_ERROR;
-	err = fetch(h, &info, &ram, &nr);
+	err = kmemdev_info_alloc(h, &info, &ram, &nr);
 	kmemdev_close(h);
 	if (err) {
 		kmemctl_err(ctx->device, err);
