@@ -32,6 +32,8 @@ long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 long kmem_ro_readv_ioctl(void __user *uarg);
 long kmem_ro_walk_ioctl(void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
+void kmem_ro_probe_release(struct file *file);
 
 int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 		   const void __user *uarg, u64 *usize);

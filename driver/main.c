@@ -36,7 +36,14 @@ static int kmem_ro_open(struct inode *inode, struct file *file)
 	err = security_locked_down(LOCKDOWN_KCORE);
 	if (err)
 		return err;
+	file->private_data = NULL;	/* probes of this file, made on first use */
 	return nonseekable_open(inode, file);
+}
+
+static int kmem_ro_release(struct inode *inode, struct file *file)
+{
+	kmem_ro_probe_release(file);
+	return 0;
 }
 
 static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
@@ -54,12 +61,13 @@ static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 	case KMEM_RO_IOC_PAGEMAP:
 		return kmem_ro_pagemap_ioctl(file, uarg);
 	}
-	return -ENOIOCTLCMD;
+	return kmem_ro_probe_ioctl(file, cmd, uarg);
 }
 
 static const struct file_operations kmem_ro_fops = {
 	.owner = THIS_MODULE,
 	.open = kmem_ro_open,
+	.release = kmem_ro_release,
 	.unlocked_ioctl = kmem_ro_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = kmem_ro_mmap,

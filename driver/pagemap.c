@@ -30,7 +30,8 @@
 
 #include "internal.h"
 
-#define PM_KBUF_BYTES	SZ_64K
+/* One PMD's worth of entries, as fs/proc/task_mmu.c: a slab page, cheap */
+#define PM_KBUF_BYTES	PAGE_SIZE
 
 struct kmem_ro_pm {
 	bool runs;
@@ -232,14 +233,17 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	if (page && !PageAnon(page))
 		flags |= KMEM_RO_PM_FILE;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	/* per page of the folio */
-	for (; pm->addr < end; idx++, frame += step) {
-		u64 f = flags;
+	/* per page of the folio, emitted in stretches of equal flags */
+	while (pm->addr < end) {
+		unsigned long n = 1, left = (end - pm->addr) >> PAGE_SHIFT;
+		bool excl = page && pm_exclusive(page + idx, present, migration);
 
-		if (page && pm_exclusive(page + idx, present, migration))
-			f |= KMEM_RO_PM_EXCLUSIVE;
-		if (!pm_emit(pm, 1, frame, f, step))
+		while (n < left && excl == (page && pm_exclusive(page + idx + n, present, migration)))
+			n++;
+		if (!pm_emit(pm, n, frame, flags | (excl ? KMEM_RO_PM_EXCLUSIVE : 0), step))
 			return false;
+		idx += n;
+		frame += n * step;
 	}
 	return true;
 #else
@@ -430,7 +434,7 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	mm = pm_get_mm(a.pid);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
-	pm.kbuf.ptr = kvmalloc(PM_KBUF_BYTES, GFP_KERNEL);
+	pm.kbuf.ptr = kmalloc(PM_KBUF_BYTES, GFP_KERNEL);
 	if (!pm.kbuf.ptr) {
 		err = -ENOMEM;
 		goto out_mmput;
@@ -462,7 +466,7 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	a.walk_end = pm.runs && pm.open.pages ? pm.open.start : pm.addr;
 	err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 out_free:
-	kvfree(pm.kbuf.ptr);
+	kfree(pm.kbuf.ptr);
 out_mmput:
 	mmput(mm);
 	return err;

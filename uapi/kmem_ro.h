@@ -49,6 +49,7 @@
 #define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
 #define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
 #define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
+#define KMEM_RO_FEAT_PROBES	(1ULL << 7)	/* KMEM_RO_IOC_PROBE_* */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -376,5 +377,148 @@ struct kmem_ro_pagemap {
 #define KMEM_RO_PAGEMAP_SIZE_VER0	88
 
 #define KMEM_RO_IOC_PAGEMAP	_IOWR(KMEM_RO_IOC_MAGIC, 0x03, struct kmem_ro_pagemap)
+
+/*
+ * Probes: hit counters on kernel functions, owned by the open file (closing
+ * it removes them all).  A function-entry probe (offset 0) goes through one
+ * ftrace_ops per file filtered to exactly the probed functions, whose
+ * callback finds the probe in a resizable hash (rhashtable): the cost per
+ * hit does not grow with the number of probes.  Other offsets use kprobes.
+ *
+ * Adding, enabling and disabling need CAP_PERFMON or CAP_SYS_ADMIN besides
+ * the fd (EPERM), and are refused where lockdown forbids kprobes
+ * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
+ */
+#define KMEM_RO_PROBE_NAME_LEN	128	/* symbol name, NUL included */
+#define KMEM_RO_PROBE_MAX_BATCH	65536	/* specs or ids per call; E2BIG beyond */
+
+/* kmem_ro_probe_spec.flags and kmem_ro_probe_info.flags */
+#define KMEM_RO_PROBE_ENABLED	(1U << 0)	/* in: enable at once; out: enabled */
+#define KMEM_RO_PROBE_KPROBE	(1U << 1)	/* out: served by a kprobe, not ftrace */
+
+/**
+ * struct kmem_ro_probe_spec - one probe to add
+ * @addr: in: address of the function, as /proc/kallsyms shows it
+ * @offset: in: bytes into the function; 0 is the function entry
+ * @flags: in: KMEM_RO_PROBE_ENABLED or 0
+ * @name: in: the function's name, NUL-terminated (for the caller's own
+ *	bookkeeping: the driver records the kernel's name for @addr, which
+ *	may be an alias of it)
+ * @result: out: the probe id (> 0), or -errno for this spec only:
+ *	ENOENT (@addr is not the start of a function), EEXIST (this file already
+ *	probes that place), EINVAL (flags, @offset past the function or not on
+ *	an instruction), EOPNOTSUPP (not probe-able: notrace, blacklisted),
+ *	ENOMEM
+ */
+struct kmem_ro_probe_spec {
+	__u64 addr;
+	__u32 offset;
+	__u32 flags;
+	char name[KMEM_RO_PROBE_NAME_LEN];
+	__s64 result;
+};
+
+/**
+ * struct kmem_ro_probe_add - KMEM_RO_IOC_PROBE_ADD argument
+ * @size: in: sizeof(struct kmem_ro_probe_add)
+ * @flags: in: must be 0
+ * @specs_addr: in: user pointer to @count struct kmem_ro_probe_spec
+ * @count: in: 1 to KMEM_RO_PROBE_MAX_BATCH
+ * @added: out: specs that got an id
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_add {
+	__u64 size;
+	__u64 flags;
+	__u64 specs_addr;
+	__u32 count;
+	__u32 added;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_ADD_SIZE_VER0	48
+
+/* kmem_ro_probe_ids.flags */
+#define KMEM_RO_PROBE_ALL	(1ULL << 0)	/* every probe of this file; no ids */
+#define KMEM_RO_PROBE_RESET	(1ULL << 1)	/* STATS: zero the counts read */
+
+/**
+ * struct kmem_ro_probe_ids - argument of ENABLE, DISABLE, DEL and STATS
+ * @size: in: sizeof(struct kmem_ro_probe_ids)
+ * @flags: in: KMEM_RO_PROBE_ALL, and KMEM_RO_PROBE_RESET for STATS
+ * @ids_addr: in: user pointer to @count __u64 probe ids (0 with ALL)
+ * @count: in: number of ids (0 with ALL), at most KMEM_RO_PROBE_MAX_BATCH
+ * @done: out: probes acted on (an unknown id: ENOENT for the call, after
+ *	the ones before it were done)
+ * @counts_addr: in, STATS only: user pointer to __u64 hit counts, one per
+ *	id (with ALL: per probe in id order, @counts_cap of them; @done says
+ *	how many probes there are)
+ * @counts_cap: in, STATS with ALL: capacity of @counts_addr
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_ids {
+	__u64 size;
+	__u64 flags;
+	__u64 ids_addr;
+	__u32 count;
+	__u32 done;
+	__u64 counts_addr;
+	__u32 counts_cap;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_IDS_SIZE_VER0	64
+
+/**
+ * struct kmem_ro_probe_info - one probe, as KMEM_RO_IOC_PROBE_LIST shows it
+ * @id: probe id, unique within its file
+ * @addr: function address
+ * @offset: bytes into the function
+ * @flags: KMEM_RO_PROBE_ENABLED, KMEM_RO_PROBE_KPROBE
+ * @owner: PID (init namespace) of the process that opened the file
+ * @hits: hit count
+ * @name: function name
+ */
+struct kmem_ro_probe_info {
+	__u64 id;
+	__u64 addr;
+	__u32 offset;
+	__u32 flags;
+	__u32 owner;
+	__u32 reserved;
+	__u64 hits;
+	char name[KMEM_RO_PROBE_NAME_LEN];
+};
+
+/* kmem_ro_probe_list.flags */
+#define KMEM_RO_PROBE_LIST_ALL_FILES	(1ULL << 0)	/* every open file's probes */
+
+/**
+ * struct kmem_ro_probe_list - KMEM_RO_IOC_PROBE_LIST argument
+ * @size: in: sizeof(struct kmem_ro_probe_list)
+ * @flags: in: KMEM_RO_PROBE_LIST_ALL_FILES or 0 (this file's probes)
+ * @buf_addr: in: user pointer to struct kmem_ro_probe_info[@cap]
+ * @cap: in: entries @buf_addr holds (0 to only count)
+ * @count: out: probes that exist (may exceed @cap; only @cap written)
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_list {
+	__u64 size;
+	__u64 flags;
+	__u64 buf_addr;
+	__u32 cap;
+	__u32 count;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_LIST_SIZE_VER0	48
+
+#define KMEM_RO_IOC_PROBE_ADD		_IOWR(KMEM_RO_IOC_MAGIC, 0x10, struct kmem_ro_probe_add)
+#define KMEM_RO_IOC_PROBE_ENABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x11, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_DISABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x12, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_DEL		_IOWR(KMEM_RO_IOC_MAGIC, 0x13, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_STATS		_IOWR(KMEM_RO_IOC_MAGIC, 0x14, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_LIST		_IOWR(KMEM_RO_IOC_MAGIC, 0x15, struct kmem_ro_probe_list)
 
 #endif /* _UAPI_LINUX_KMEM_RO_H */

@@ -20,6 +20,7 @@
 #ifndef KMEMDEV_H
 #define KMEMDEV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -512,6 +513,181 @@ KMEMDEV_API uint64_t kmemdev_pagemap_entry(const struct kmem_ro_pagemap_run *run
 KMEMDEV_API int kmemdev_btf_member(struct kmemdev *h, const char *type,
 				   const char *member, uint32_t *offset,
 				   uint32_t *size);
+
+/*
+ * Probes (KMEM_RO_IOC_PROBE_*): hit counters on kernel functions, owned by
+ * the handle's open file and gone with kmemdev_close().  Adding, enabling
+ * and disabling need CAP_PERFMON or CAP_SYS_ADMIN (-EPERM otherwise, also
+ * under lockdown of kprobes); counts and lists need only the handle.  All
+ * of them want a device handle whose driver has KMEM_RO_FEAT_PROBES
+ * (-EOPNOTSUPP otherwise).  Each wrapper splits its work into calls of at
+ * most KMEM_RO_PROBE_MAX_BATCH specs or ids and resubmits whatever a signal
+ * left undone.
+ */
+
+/**
+ * @brief Add probes, in as few KMEM_RO_IOC_PROBE_ADD calls as possible.
+ *
+ * Fill each spec with kmemdev_probe_spec_fill() (or by hand: addr, name,
+ * offset, flags; KMEM_RO_PROBE_ENABLED arms it at once).  Per-spec
+ * failures are not failures of the function: each specs[i].result holds
+ * the new probe id (> 0) or a negative errno (-ENOENT, -EEXIST, -EINVAL,
+ * -EOPNOTSUPP, -ENOMEM, see kmem_ro.h).
+ *
+ * Aliases: the driver checks a name against the one the kernel's own
+ * lookup gives for the address, and where several names share one address
+ * (the compiler merges identical functions: __x64_sys_getppid,
+ * __ia32_sys_getppid and __do_sys_getppid are one function) that is only
+ * one of them.  A spec refused with -ENOENT whose name /proc/kallsyms does
+ * show as a function at that address is therefore tried again under the
+ * other function names there (up to 8); the spec keeps the caller's name
+ * and gets the probe's id.
+ *
+ * @param h handle (device)
+ * @param specs probes to add; result out
+ * @param n number of specs (0 is a no-op)
+ * @param added receives the number of specs that got an id, also on
+ *	failure (then counting the batches done); may be NULL
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL handle,
+ *	NULL specs with n > 0, or the driver's EINVAL), -EOPNOTSUPP, -EPERM
+ *	(no CAP_PERFMON/CAP_SYS_ADMIN, or lockdown), -EFAULT, -ENOMEM,
+ *	-EPROTO (the driver answered without progress)
+ */
+KMEMDEV_API int kmemdev_probes_add(struct kmemdev *h,
+				   struct kmem_ro_probe_spec *specs,
+				   unsigned int n, unsigned int *added);
+
+/**
+ * @brief Enable probes of this handle (KMEM_RO_IOC_PROBE_ENABLE).
+ *
+ * @param h handle (device)
+ * @param ids probe ids from kmemdev_probes_add(), or NULL with n == 0 for
+ *	every probe of the handle
+ * @param n number of ids (ids non-NULL with n == 0 is a no-op)
+ * @return 0 on success, negative errno otherwise: -ENOENT (an unknown id;
+ *	the ids before it were acted on), -EINVAL, -EOPNOTSUPP, -EPERM,
+ *	-EFAULT, -ENOMEM, -EPROTO
+ */
+KMEMDEV_API int kmemdev_probes_enable(struct kmemdev *h, const uint64_t *ids,
+				      unsigned int n);
+
+/**
+ * @brief Disable probes of this handle (KMEM_RO_IOC_PROBE_DISABLE).
+ *
+ * Arguments and return values as kmemdev_probes_enable().  Counts are kept.
+ */
+KMEMDEV_API int kmemdev_probes_disable(struct kmemdev *h, const uint64_t *ids,
+				       unsigned int n);
+
+/**
+ * @brief Remove probes of this handle (KMEM_RO_IOC_PROBE_DEL).
+ *
+ * Arguments and return values as kmemdev_probes_enable(); ids NULL with
+ * n == 0 removes every probe of the handle.
+ */
+KMEMDEV_API int kmemdev_probes_del(struct kmemdev *h, const uint64_t *ids,
+				   unsigned int n);
+
+/**
+ * @brief Hit counts of probes of this handle (KMEM_RO_IOC_PROBE_STATS).
+ *
+ * With @p ids: counts[i] receives the count of ids[i].  With ids NULL:
+ * every probe of the handle, counts[] in id order (the order of
+ * kmemdev_probes_list() of this handle), at most @p n of them; pass
+ * counts NULL and n 0 to learn the number of probes only.
+ *
+ * @param h handle (device)
+ * @param ids probe ids, or NULL for all
+ * @param n number of ids, or (ids NULL) capacity of @p counts
+ * @param counts receives the counts; NULL only with n == 0
+ * @param reset zero each count once read
+ * @return the number of counts (with ids: n; with ids NULL: the number of
+ *	probes the handle has, which may exceed n) on success, negative errno
+ *	otherwise: -ENOENT (an unknown id), -EINVAL, -EOPNOTSUPP, -EFAULT,
+ *	-EPROTO
+ */
+KMEMDEV_API int kmemdev_probes_stats(struct kmemdev *h, const uint64_t *ids,
+				     unsigned int n, uint64_t *counts,
+				     bool reset);
+
+/**
+ * @brief Every probe of this handle, or of every open file of the device.
+ *
+ * Counts first, then lists into a buffer of that size plus some room, and
+ * asks again (at most 8 times, then -EAGAIN) while probes are added faster
+ * than that in between.  Entries come in the driver's order.
+ *
+ * @param h handle (device)
+ * @param all_files KMEM_RO_PROBE_LIST_ALL_FILES: every open file's probes
+ *	(see kmem_ro_probe_info.owner), not only this handle's
+ * @param out receives a malloc()ed array (free() it); NULL when empty or
+ *	on failure
+ * @param count receives the number of entries
+ * @return 0 on success, negative errno otherwise: -EINVAL, -EOPNOTSUPP,
+ *	-EFAULT, -ENOMEM, -EAGAIN, -EOVERFLOW
+ */
+KMEMDEV_API int kmemdev_probes_list(struct kmemdev *h, bool all_files,
+				    struct kmem_ro_probe_info **out,
+				    unsigned int *count);
+
+/**
+ * @brief Fill a probe spec for a kernel function, by name.
+ *
+ * Looks the name up in /proc/kallsyms among text symbols only (types 't'
+ * and 'T'), skipping what is never a function entry: 6.12's "__pfx_" and
+ * "__cfi_" preambles and ".cold" parts.  Among duplicate names (static
+ * functions of several files), vmlinux wins over modules, then the lowest
+ * address; kmemdev_probe_glob() reaches the others.  The whole spec is
+ * rewritten: addr, name, @p offset, @p flags, and result 0.
+ *
+ * @param h handle (either backend: only kallsyms is read)
+ * @param spec receives the spec
+ * @param name function name, without "[module]"
+ * @param offset bytes into the function (0: entry, served by ftrace;
+ *	otherwise by a kprobe, which the driver checks lands on an
+ *	instruction)
+ * @param flags 0 or KMEM_RO_PROBE_ENABLED
+ * @return 0 on success, negative errno otherwise: -ENOENT (no text symbol
+ *	of that name), -ENAMETOOLONG (KMEM_RO_PROBE_NAME_LEN or more), -EINVAL
+ *	(NULL or empty argument, unknown flags), or a kmemdev_symbol() error
+ *	(-EACCES: addresses hidden, -ENODATA, -ENOMEM)
+ */
+KMEMDEV_API int kmemdev_probe_spec_fill(struct kmemdev *h,
+					struct kmem_ro_probe_spec *spec,
+					const char *name, uint32_t offset,
+					uint32_t flags);
+
+/**
+ * Callback of kmemdev_probe_glob(): return 0 to go on, anything else to
+ * stop the walk and have kmemdev_probe_glob() return that value (use
+ * negative errno values, or values above any match count you expect).
+ */
+typedef int (*kmemdev_sym_fn)(const struct kmemdev_sym *sym, void *arg);
+
+/**
+ * @brief Every kernel function whose name matches a glob.
+ *
+ * Walks the text symbols of /proc/kallsyms (vmlinux and modules) in name
+ * order, duplicates included (each has its own address), with the same
+ * exclusions as kmemdev_probe_spec_fill(), and calls @p fn for each whose
+ * name matches @p pattern as fnmatch(3) with no flags does ('*', '?',
+ * "[...]", backslash escapes).  Optimised suffixes such as ".isra.0",
+ * ".constprop.0" or ".part.0" are separate functions and are kept; the
+ * driver refuses those it cannot probe (notrace, blacklisted) with
+ * EOPNOTSUPP in the spec's result.  A literal prefix before the first
+ * wildcard narrows the walk to a binary-searched range.
+ *
+ * @param h handle (either backend)
+ * @param pattern glob matched against the whole name, without "[module]"
+ * @param fn called for each match; may be NULL to only count
+ * @param arg passed to @p fn
+ * @return the number of matches (0: none) on success, the callback's
+ *	non-zero value if it stopped the walk, or negative errno: -EINVAL
+ *	(NULL handle or empty pattern), -EOVERFLOW, or a kmemdev_symbol()
+ *	error (-EACCES, -ENODATA, -ENOMEM)
+ */
+KMEMDEV_API int kmemdev_probe_glob(struct kmemdev *h, const char *pattern,
+				   kmemdev_sym_fn fn, void *arg);
 
 /**
  * @brief Describe an error code returned by this library.

@@ -25,6 +25,17 @@ static int open_errno(const char *path)
 	return 0;
 }
 
+/* one disabled probe on getppid: 0 or the ioctl's -errno */
+static int add_probe(int fd)
+{
+	struct kmem_ro_probe_spec s = { .addr = vt_kallsyms("__x64_sys_getppid"),
+					.name = "__x64_sys_getppid" };
+	struct kmem_ro_probe_add a = { .size = sizeof(a), .specs_addr = (uintptr_t)&s, .count = 1 };
+	int err = vt_ioctl(fd, KMEM_RO_IOC_PROBE_ADD, &a);
+
+	return err ? err : (s.result > 0 ? 0 : (int)s.result);
+}
+
 START_TEST(lockdown_levels)
 {
 	struct kmem_ro_info info;
@@ -38,6 +49,7 @@ START_TEST(lockdown_levels)
 	ck_assert_int_eq(open_errno("/proc/kcore"), 0);
 	ck_assert_int_eq(open_errno(KMEM_RO_DEVICE), 0);
 	early = vt_open_dev();
+	ck_assert_int_eq(add_probe(early), 0);	/* integrity: kprobes allowed */
 
 	/* confidentiality: both refuse, and the refusal is logged once */
 	before = vt_dmesg_count("Lockdown: lockdown_test: /proc/kcore access is restricted");
@@ -63,6 +75,8 @@ START_TEST(lockdown_levels)
 
 	/* as with kcore, the check is at open: an fd held from before works */
 	ck_assert_int_eq(vt_info(early, &info, NULL, 0), 0);
+	/* but probes are refused exactly as kprobes are (LOCKDOWN_KPROBES) */
+	ck_assert_int_eq(add_probe(early), -EPERM);
 	close(early);
 }
 END_TEST

@@ -71,7 +71,7 @@ boot() {
 		-m "$MEM" -display none -monitor none -no-reboot \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 quiet panic=-1 oops=panic $extra" </dev/null
+		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic $extra" </dev/null
 }
 
 # judge kernel group log suites... ; prints, counts, returns 0 if clean

@@ -27,6 +27,10 @@ static const struct verb {
 	  "kernel memory at 0xADDR or SYMBOL[+-OFF], as a hexdump" },
 	{ "ps", kmemctl_ps, "[OPTIONS]",
 	  "processes from the kernel's task list (ps --help)" },
+	{ "pagemap", kmemctl_pagemap, "PID [START-END]",
+	  "page-table entries of a process (pagemap --help)" },
+	{ "probe", kmemctl_probe, "top|count|list",
+	  "count kernel function calls with bulk probes (probe --help)" },
 };
 
 static void usage(FILE *f)
@@ -39,7 +43,7 @@ static void usage(FILE *f)
 		"\n"
 		"Verbs:\n", KMEM_RO_DEVICE);
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-4s %-16s %s\n", verbs[i].name, verbs[i].args,
+		fprintf(f, "  %-7s %-16s %s\n", verbs[i].name, verbs[i].args,
 			verbs[i].help);
 	fprintf(f,
 		"\n"

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bulk probes against tracefs kprobe_events.
+ *
+ * (a) Registration: 2k, 8k and every probe-able function-entry probe in
+ *     one KMEM_RO_IOC_PROBE_ADD with KMEM_RO_PROBE_ENABLED (one ftrace_ops
+ *     for the whole set), against the same functions through tracefs: one
+ *     "p:kmem_ro_bN FUNC" line appended to kprobe_events per probe, then
+ *     events/kprobes/enable.  tracefs registration stops after
+ *     TRACEFS_CAP_S seconds and says how far it got; 8k is tried only when
+ *     2k went fast enough to finish within that cap.
+ * (b) Cost per hit: CALLS getppid() calls with 0, 100, 2k, 8k and all
+ *     function-entry probes enabled (__x64_sys_getppid always among them),
+ *     every hit of every probe counted, so the time added per hit can be
+ *     compared across set sizes; plus 100 kprobe-path probes (offset past
+ *     the fentry call) and the tracefs set, whose hits are trace events.
+ *
+ * "Probe-able" functions: vmlinux text symbols with a unique name that
+ * tracefs lists in available_filter_functions and debugfs does not list
+ * in kprobes/blacklist - the set both paths should accept.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "kmemdev.h"
+
+#define HOT		"__x64_sys_getppid"
+#define CALLS		200000
+#define TRACEFS		"/sys/kernel/tracing"
+#define BLACKLIST	"/sys/kernel/debug/kprobes/blacklist"
+#define TRACEFS_CAP_S	120.0
+#define KPROBE_SET	100
+
+struct cand {
+	uint64_t addr;
+	const char *name;	/* the one kallsyms reports for @addr */
+};
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static const char *kernel, *accel;
+static struct cand *cands;
+static size_t ncands;
+
+static double secs(uint64_t t0)
+{
+	return (double)(bench_ns() - t0) / 1e9;
+}
+
+static int push_name(struct names *s, const char *name, size_t len)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 4096;
+		void *p = realloc(s->v, ncap * sizeof(*s->v));
+
+		if (!p)
+			return -1;
+		s->v = p;
+		s->cap = ncap;
+	}
+	s->v[s->n] = strndup(name, len);
+	return s->v[s->n++] ? 0 : -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* vmlinux names of a listing: available_filter_functions or the blacklist. */
+static int read_names(const char *path, bool blacklist, struct names *s)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		size_t len;
+
+		if (blacklist) {	/* "0xSTART-0xEND\tNAME [mod]" */
+			p = strchr(line, '\t');
+			if (!p)
+				continue;
+			p++;
+		}
+		len = strcspn(p, " \t\n");
+		if (!len || strchr(p + len, '['))
+			continue;	/* module */
+		if (push_name(s, p, len))
+			break;
+	}
+	fclose(f);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+	return 0;
+}
+
+static bool has_name(const struct names *s, const char *name)
+{
+	return s->n && bsearch(&name, s->v, s->n, sizeof(*s->v), cmp_str);
+}
+
+struct ksym {
+	uint64_t addr;
+	size_t idx;		/* line number: file order */
+	char *name;
+	char type;
+	bool dup;		/* another text symbol has this name */
+};
+
+static int cmp_ksym_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_ksym_name(const void *a, const void *b)
+{
+	const struct ksym *x = *(struct ksym *const *)a, *y = *(struct ksym *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+static bool is_text(char t)
+{
+	return t == 't' || t == 'T';
+}
+
+/*
+ * Probe-able candidates under the name the kernel itself gives their
+ * address (the first of its aliases in /proc/kallsyms, which is what the
+ * driver checks against), shuffled with a fixed seed (the same sets every
+ * run) with HOT's function first, so that every prefix holds it.
+ */
+static int build_candidates(size_t *listed)
+{
+	struct names avail = { 0 }, black = { 0 };
+	FILE *f = fopen("/proc/kallsyms", "re");
+	struct ksym *k = NULL, **byname;
+	size_t nk = 0, kcap = 0, i, j;
+	unsigned long long addr;
+	char line[512], name[256], type;
+	uint64_t hot = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '[') ||
+		    sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;	/* modules, malformed */
+		if (nk == kcap) {
+			kcap = kcap ? 2 * kcap : 65536;
+			k = realloc(k, kcap * sizeof(*k));
+			if (!k)
+				return -ENOMEM;
+		}
+		k[nk] = (struct ksym){ .addr = addr, .idx = nk, .type = type,
+				       .name = strdup(name) };
+		if (!strcmp(name, HOT))
+			hot = addr;
+		nk++;
+	}
+	fclose(f);
+	if (!hot)
+		return -ENOENT;
+
+	/* Names shared by several text symbols: ambiguous for tracefs. */
+	byname = malloc(nk * sizeof(*byname));
+	if (!byname)
+		return -ENOMEM;
+	for (i = 0; i < nk; i++)
+		byname[i] = &k[i];
+	qsort(byname, nk, sizeof(*byname), cmp_ksym_name);
+	for (i = 0; i + 1 < nk; i++)
+		if (!strcmp(byname[i]->name, byname[i + 1]->name) &&
+		    is_text(byname[i]->type) && is_text(byname[i + 1]->type))
+			byname[i]->dup = byname[i + 1]->dup = true;
+	free(byname);
+
+	if (read_names(TRACEFS "/available_filter_functions", false, &avail))
+		fprintf(stderr, "probe_bench: no available_filter_functions: "
+			"every unique text symbol is a candidate\n");
+	read_names(BLACKLIST, true, &black);
+	*listed = avail.n;
+
+	qsort(k, nk, sizeof(*k), cmp_ksym_addr);
+	cands = calloc(nk, sizeof(*cands));
+	if (!cands)
+		return -ENOMEM;
+	for (i = 0; i < nk; i++) {
+		const struct ksym *c = &k[i];
+
+		if (i && k[i - 1].addr == c->addr)
+			continue;	/* not the name the kernel reports */
+		if (!is_text(c->type) || c->dup ||
+		    strlen(c->name) >= KMEM_RO_PROBE_NAME_LEN ||
+		    !strncmp(c->name, "__pfx_", 6) ||
+		    !strncmp(c->name, "__cfi_", 6) || strstr(c->name, ".cold") ||
+		    (avail.n && !has_name(&avail, c->name)) ||
+		    has_name(&black, c->name))
+			continue;
+		cands[ncands++] = (struct cand){ .addr = c->addr, .name = c->name };
+	}
+	srand(1);
+	for (i = ncands - 1; i > 0; i--) {
+		struct cand t;
+
+		j = (size_t)rand() % (i + 1);
+		t = cands[i];
+		cands[i] = cands[j];
+		cands[j] = t;
+	}
+	for (i = 0; i < ncands && cands[i].addr != hot; i++)
+		;
+	if (i == ncands)
+		return -ENOENT;
+	{
+		struct cand t = cands[0];
+
+		cands[0] = cands[i];
+		cands[i] = t;
+	}
+	fprintf(stderr, "probe_bench: %s probed as %s\n", HOT, cands[0].name);
+	return 0;	/* k and its names stay: cands point into them */
+}
+
+static void workload(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+static double ns_per_call(void)
+{
+	uint64_t t0;
+
+	workload(CALLS / 20);
+	t0 = bench_ns();
+	workload(CALLS);
+	return (double)(bench_ns() - t0) / CALLS;
+}
+
+static struct kmemdev *open_dev(void)
+{
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
+	struct kmemdev *h;
+	int err = kmemdev_open(&h, &opts);
+
+	if (err) {
+		fprintf(stderr, "probe_bench: open: %s\n", kmemdev_strerror(err));
+		exit(1);
+	}
+	return h;
+}
+
+/* Offset of the first instruction after the fentry call (and ENDBR64). */
+static uint32_t after_fentry(struct kmemdev *h, uint64_t addr)
+{
+	unsigned char code[4];
+
+	if (kmemdev_read(h, addr, code, sizeof(code)))
+		return 5;
+	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
+}
+
+struct ftrace_run {
+	size_t probes;
+	unsigned int added;
+	double add_s, close_s, ns, hits_per_call;
+	uint64_t hits, hot;
+};
+
+/*
+ * Add the first n candidates enabled in one call, time it, run the
+ * workload with every hit counted, close (which removes them).  kprobe:
+ * probes past the fentry call instead of on it.
+ */
+static int ftrace_run(size_t n, bool kprobe, struct ftrace_run *r)
+{
+	struct kmemdev *h = open_dev();
+	struct kmem_ro_probe_spec *s = calloc(n, sizeof(*s));
+	uint64_t *counts = calloc(n, sizeof(*counts)), t0;
+	int err = -ENOMEM;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->probes = n;
+	if (!s || !counts)
+		goto out;
+	for (i = 0; i < n; i++) {
+		s[i].addr = cands[i].addr;
+		s[i].offset = kprobe ? after_fentry(h, cands[i].addr) : 0;
+		s[i].flags = KMEM_RO_PROBE_ENABLED;
+		snprintf(s[i].name, sizeof(s[i].name), "%s", cands[i].name);
+	}
+	fprintf(stderr, "probe_bench: adding %zu %s probes\n", n,
+		kprobe ? "kprobe" : "ftrace");
+	t0 = bench_ns();
+	err = kmemdev_probes_add(h, s, (unsigned int)n, &r->added);
+	r->add_s = secs(t0);
+	fprintf(stderr, "probe_bench: added %u in %.3f s\n", r->added, r->add_s);
+	if (getenv("PROBE_BENCH_NO_WORKLOAD")) {
+		err = 0;
+		goto out;
+	}
+	if (err) {
+		fprintf(stderr, "probe_bench: add %zu: %s\n", n,
+			kmemdev_strerror(err));
+		goto out;
+	}
+	if (s[0].result <= 0) {
+		fprintf(stderr, "probe_bench: %s refused: %lld\n", HOT,
+			(long long)s[0].result);
+		err = -EINVAL;
+		goto out;
+	}
+	workload(CALLS / 20);
+	err = kmemdev_probes_stats(h, NULL, (unsigned int)n, counts, true);
+	if (err >= 0) {
+		t0 = bench_ns();
+		workload(CALLS);
+		r->ns = (double)(bench_ns() - t0) / CALLS;
+		err = kmemdev_probes_stats(h, NULL, (unsigned int)n, counts,
+					   false);
+	}
+	if (err < 0) {
+		fprintf(stderr, "probe_bench: stats: %s\n", kmemdev_strerror(err));
+		goto out;
+	}
+	for (i = 0; i < (size_t)err && i < n; i++)
+		r->hits += counts[i];
+	/* Ids count up from 1 in a fresh file: HOT, added first, is first. */
+	r->hot = counts[0];
+	r->hits_per_call = (double)r->hits / CALLS;
+	err = 0;
+out:
+	t0 = bench_ns();
+	kmemdev_close(h);
+	r->close_s = secs(t0);
+	free(s);
+	free(counts);
+	return err;
+}
+
+static int write_str(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	ssize_t len = (ssize_t)strlen(s), w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, s, len);
+	w = w == len ? 0 : w < 0 ? -errno : -EIO;
+	close(fd);
+	return (int)w;
+}
+
+/* Sum of the hit column of kprobe_profile: "  EVENT  NHIT  NMISSED". */
+static uint64_t tracefs_hits(void)
+{
+	FILE *f = fopen(TRACEFS "/kprobe_profile", "re");
+	char ev[256];
+	unsigned long long hit, miss;
+	uint64_t sum = 0;
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%255s %llu %llu", ev, &hit, &miss) == 3)
+		sum += hit;
+	fclose(f);
+	return sum;
+}
+
+struct tracefs_run {
+	size_t probes, reached, failed;
+	bool capped;
+	double reg_s, enable_s, cleanup_s, ns;
+	uint64_t hits;
+};
+
+static int tracefs_run(size_t n, struct tracefs_run *r)
+{
+	char line[KMEM_RO_PROBE_NAME_LEN + 64];
+	uint64_t t0, h0;
+	size_t i;
+	int fd, err;
+
+	memset(r, 0, sizeof(*r));
+	r->probes = n;
+	err = write_str(TRACEFS "/kprobe_events", "", O_TRUNC);
+	if (err)
+		return err;
+	fd = open(TRACEFS "/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	t0 = bench_ns();
+	for (i = 0; i < n; i++) {
+		int len = snprintf(line, sizeof(line), "p:kmem_ro_b%zu %s\n", i,
+				   cands[i].name);
+
+		if (write(fd, line, (size_t)len) != len)
+			r->failed++;
+		r->reached = i + 1;
+		if (secs(t0) > TRACEFS_CAP_S) {
+			r->capped = r->reached < n;
+			break;
+		}
+	}
+	r->reg_s = secs(t0);
+	close(fd);
+	fprintf(stderr, "probe_bench: tracefs: %zu of %zu registered in %.1f s, "
+		"enabling\n", r->reached - r->failed, n, r->reg_s);
+	t0 = bench_ns();
+	err = write_str(TRACEFS "/events/kprobes/enable", "1", 0);
+	r->enable_s = secs(t0);
+	if (!err) {
+		workload(CALLS / 20);
+		h0 = tracefs_hits();
+		r->ns = ns_per_call();
+		r->hits = tracefs_hits() - h0;
+	}
+	t0 = bench_ns();
+	write_str(TRACEFS "/events/kprobes/enable", "0", 0);
+	write_str(TRACEFS "/kprobe_events", "", O_TRUNC);
+	r->cleanup_s = secs(t0);
+	return err;
+}
+
+static void print_ftrace(const char *path, const char *set,
+			 const struct ftrace_run *r, double base)
+{
+	printf("bench probe_register kernel=%s accel=%s path=%s set=%s"
+	       " probes=%zu added=%u add_enable_s=%.3f close_s=%.3f\n",
+	       kernel, accel, path, set, r->probes, r->added, r->add_s,
+	       r->close_s);
+	printf("bench probe_hit kernel=%s accel=%s path=%s set=%s probes=%u"
+	       " calls=%d base_ns_per_call=%.1f ns_per_call=%.1f"
+	       " hot_hits=%llu hits=%llu hits_per_call=%.2f"
+	       " added_ns_per_hit=%.1f\n",
+	       kernel, accel, path, set, r->added, CALLS, base, r->ns,
+	       (unsigned long long)r->hot, (unsigned long long)r->hits,
+	       r->hits_per_call,
+	       r->hits ? (r->ns - base) * CALLS / (double)r->hits : 0.0);
+	fflush(stdout);
+}
+
+static void print_tracefs(const char *set, const struct tracefs_run *r,
+			  const struct ftrace_run *same, double base)
+{
+	double total = r->reg_s + r->enable_s;
+
+	printf("bench probe_register kernel=%s accel=%s path=tracefs set=%s"
+	       " probes=%zu reached=%zu failed=%zu capped=%d cap_s=%.0f"
+	       " register_s=%.3f enable_s=%.3f cleanup_s=%.3f"
+	       " ftrace_add_enable_s=%.3f ratio=%.1f\n",
+	       kernel, accel, set, r->probes, r->reached, r->failed,
+	       r->capped, TRACEFS_CAP_S, r->reg_s, r->enable_s, r->cleanup_s,
+	       same->add_s, same->add_s > 0 ? total / same->add_s : 0.0);
+	printf("bench probe_hit kernel=%s accel=%s path=tracefs set=%s"
+	       " probes=%zu calls=%d base_ns_per_call=%.1f ns_per_call=%.1f"
+	       " hits=%llu hits_per_call=%.2f added_ns_per_hit=%.1f\n",
+	       kernel, accel, set, r->reached - r->failed, CALLS, base, r->ns,
+	       (unsigned long long)r->hits, (double)r->hits / CALLS,
+	       r->hits ? (r->ns - base) * CALLS / (double)r->hits : 0.0);
+	fflush(stdout);
+}
+
+int main(void)
+{
+	static const size_t sizes[] = { 100, 2000, 8000 };
+	static const char *const names[] = { "100", "2k", "8k" };
+	struct ftrace_run fr[3], all, kp;
+	struct tracefs_run tr;
+	struct kmemdev *h;
+	struct utsname u;
+	size_t listed = 0, i;
+	double base;
+	int err;
+
+	uname(&u);
+	kernel = u.release;
+	accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
+	if (access(TRACEFS "/kprobe_events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+
+	h = open_dev();
+	err = build_candidates(&listed);
+	if (err) {
+		fprintf(stderr, "probe_bench: candidates: %s\n",
+			kmemdev_strerror(err));
+		return 1;
+	}
+	printf("bench probe_candidates kernel=%s accel=%s"
+	       " available_filter_functions=%zu candidates=%zu\n",
+	       kernel, accel, listed, ncands);
+
+	base = ns_per_call();
+	if (getenv("PROBE_BENCH_SIZES")) {	/* exploring: add, close, no workload */
+		char *p = getenv("PROBE_BENCH_SIZES");
+
+		while (*p) {
+			size_t want = strtoul(p, &p, 10);
+
+			if (want > ncands || !want)
+				want = ncands;
+			ftrace_run(want, false, &all);
+			fprintf(stderr, "probe_bench: closed in %.3f s\n", all.close_s);
+			while (*p == ',')
+				p++;
+		}
+		return 0;
+	}
+	for (i = 0; i < 3; i++) {
+		if (sizes[i] > ncands || ftrace_run(sizes[i], false, &fr[i]))
+			return 1;
+		print_ftrace("ftrace", names[i], &fr[i], base);
+	}
+	if (ftrace_run(ncands, false, &all))
+		return 1;
+	print_ftrace("ftrace", "all", &all, base);
+	if (!ftrace_run(KPROBE_SET, true, &kp))
+		print_ftrace("kprobe", "100", &kp, base);
+
+	/* The baseline again, after all that: take the faster. */
+	{
+		double again = ns_per_call();
+
+		if (again < base)
+			base = again;
+	}
+
+	err = tracefs_run(2000, &tr);
+	if (err) {
+		printf("bench probe_register kernel=%s accel=%s path=tracefs"
+		       " set=2k error=%d\n", kernel, accel, err);
+		return 0;
+	}
+	print_tracefs("2k", &tr, &fr[1], base);
+	if (tr.capped || (tr.reg_s + tr.enable_s) * 4 > TRACEFS_CAP_S) {
+		printf("bench probe_register kernel=%s accel=%s path=tracefs"
+		       " set=8k skipped=1 reason=2k-took-%.0fs-so-8k-exceeds-cap-%.0fs\n",
+		       kernel, accel, tr.reg_s + tr.enable_s, TRACEFS_CAP_S);
+	} else if (!tracefs_run(8000, &tr)) {
+		print_tracefs("8k", &tr, &fr[2], base);
+	}
+	kmemdev_close(h);
+	return 0;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probes: exact hit counts through both backends, a per-entry errno for
+ * each bad spec without failing the batch, bulk add of every function,
+ * nothing left behind when the owner closes or dies, storms from several
+ * threads, and the argument and privilege rules.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+#define HOT	"__x64_sys_getppid"
+#define FTRACE_LIST	"/sys/kernel/tracing/enabled_functions"
+#define KPROBE_LIST	"/sys/kernel/debug/kprobes/list"
+#define OUR_CALLBACK	"kmem_ro_probe_ftrace"
+#define CALLS	1000
+#define NOBODY	65534
+#define MONITOR_GID 4242
+
+static void spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr,
+		 uint32_t offset, uint32_t flags)
+{
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->offset = offset;
+	s->flags = flags;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->result = 0x7777;
+}
+
+static int add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned int *added)
+{
+	struct kmem_ro_probe_add a = { .size = sizeof(a), .specs_addr = (uintptr_t)s, .count = n };
+	int err = vt_ioctl(fd, KMEM_RO_IOC_PROBE_ADD, &a);
+
+	if (added)
+		*added = a.added;
+	return err;
+}
+
+static int ids_call(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsigned int n,
+		    uint64_t *counts, unsigned int *done)
+{
+	struct kmem_ro_probe_ids a = {
+		.size = sizeof(a), .flags = flags, .ids_addr = (uintptr_t)ids, .count = n,
+		.counts_addr = (uintptr_t)counts,
+	};
+	int err;
+
+	if (flags & KMEM_RO_PROBE_ALL && counts)
+		a.counts_cap = 1 << 16;
+	err = vt_ioctl(fd, cmd, &a);
+	if (done)
+		*done = a.done;
+	return err;
+}
+
+static uint64_t hits(int fd, uint64_t id)
+{
+	uint64_t count = ~0ULL;
+
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
+	return count;
+}
+
+static void call_getppid(int n)
+{
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+/* The first instruction after the fentry NOP (and ENDBR64 on IBT kernels). */
+static uint32_t after_fentry(uint64_t func)
+{
+	unsigned char code[4];
+
+	ck_assert_int_eq(vt_kcore_read(func, code, sizeof(code)), 0);
+	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
+}
+
+START_TEST(exact_counts_both_backends)
+{
+	uint64_t addr = vt_kallsyms(HOT), ids[2];
+	struct kmem_ro_probe_spec s[2];
+	int fd = vt_open_dev();
+
+	ck_assert_uint_ne(addr, 0);
+	spec(&s[0], HOT, addr, 0, 0);				/* ftrace, disabled */
+	spec(&s[1], HOT, addr, after_fentry(addr), 0);		/* kprobe, disabled */
+	ck_assert_int_eq(add(fd, s, 2, NULL), 0);
+	ck_assert_int_gt(s[0].result, 0);
+	ck_assert_int_gt(s[1].result, 0);
+	ids[0] = s[0].result;
+	ids[1] = s[1].result;
+	call_getppid(CALLS);
+	ck_assert_uint_eq(hits(fd, ids[0]), 0);			/* added disabled */
+	ck_assert_uint_eq(hits(fd, ids[1]), 0);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, ids, 2, NULL, NULL), 0);
+	call_getppid(CALLS);
+	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_ALL, NULL, 0, NULL, NULL), 0);
+	call_getppid(CALLS);
+	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	/* reset */
+	{
+		uint64_t counts[2];
+
+		ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_RESET, ids, 2,
+					  counts, NULL), 0);
+		ck_assert_uint_eq(counts[0], CALLS);
+		ck_assert_uint_eq(hits(fd, ids[0]), 0);
+	}
+	close(fd);
+}
+END_TEST
+
+START_TEST(per_entry_errors)
+{
+	uint64_t hot = vt_kallsyms(HOT), noinstr = vt_kallsyms("do_syscall_64");
+	struct kmem_ro_probe_spec s[6];
+	unsigned int added;
+	int fd = vt_open_dev();
+
+	spec(&s[0], HOT, hot, 0, KMEM_RO_PROBE_ENABLED);	/* good */
+	spec(&s[1], HOT, hot + 2, 0, 0);			/* not a function start */
+	spec(&s[2], "do_syscall_64", noinstr, 0, 0);		/* noinstr: not traceable */
+	spec(&s[3], HOT, hot, 0, 0);				/* duplicate */
+	spec(&s[4], HOT, hot, 1 << 20, 0);			/* past the function */
+	spec(&s[5], HOT, hot, 1, 0);				/* inside an instruction */
+	ck_assert_int_eq(add(fd, s, 6, &added), 0);
+	ck_assert_uint_eq(added, 1);
+	ck_assert_int_gt(s[0].result, 0);
+	ck_assert_int_eq(s[1].result, -ENOENT);
+	ck_assert_int_eq(s[2].result, -EOPNOTSUPP);
+	ck_assert_int_eq(s[3].result, -EEXIST);
+	ck_assert_int_eq(s[4].result, -EINVAL);
+	ck_assert_int_eq(s[5].result, -EINVAL);
+	call_getppid(10);
+	ck_assert_uint_eq(hits(fd, s[0].result), 10);		/* the batch still works */
+	close(fd);
+}
+END_TEST
+
+START_TEST(bulk_add_every_function)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	struct kmem_ro_probe_spec *s = calloc(1 << 16, sizeof(*s));
+	unsigned long long addr;
+	char line[512], name[256], type, mod[64];
+	unsigned int n = 0, added, other = 0;
+	struct kmem_ro_probe_list l = { .size = sizeof(l) };
+	time_t t0;
+	int fd = vt_open_dev();
+
+	ck_assert_ptr_nonnull(f);
+	while (n < (1 << 16) && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s %63s", &addr, &type, name, mod) == 3 &&
+		    (type == 't' || type == 'T') && strlen(name) < KMEM_RO_PROBE_NAME_LEN)
+			spec(&s[n++], name, addr, 0, 0);
+	fclose(f);
+	ck_assert_uint_gt(n, 10000);
+	t0 = time(NULL);
+	ck_assert_int_eq(add(fd, s, n, &added), 0);
+	printf("probe: %u of %u vmlinux text symbols probe-able, added in %lds\n",
+	       added, n, (long)(time(NULL) - t0));
+	ck_assert_uint_gt(added, n / 4);
+	for (unsigned int i = 0; i < n; i++)
+		if (s[i].result <= 0 && s[i].result != -EOPNOTSUPP && s[i].result != -EEXIST &&
+		    s[i].result != -ENOENT && other++ < 5)
+			fprintf(stderr, "probe: %s: %lld\n", s[i].name, (long long)s[i].result);
+	ck_assert_uint_eq(other, 0);
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_LIST, &l), 0);
+	ck_assert_uint_eq(l.count, added);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_ALL, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_LIST, &l), 0);
+	ck_assert_uint_eq(l.count, 0);
+	free(s);
+	close(fd);
+}
+END_TEST
+
+/* Is @needle in a tracefs/debugfs listing? */
+static int listed(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+START_TEST(owner_death_removes_everything)
+{
+	uint64_t addr = vt_kallsyms(HOT);
+	int pipefd[2], status;
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(pipefd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct kmem_ro_probe_spec s[2];
+		int fd = open(KMEM_RO_DEVICE, O_RDONLY);
+
+		spec(&s[0], HOT, addr, 0, KMEM_RO_PROBE_ENABLED);
+		spec(&s[1], HOT, addr, after_fentry(addr), KMEM_RO_PROBE_ENABLED);
+		close(pipefd[0]);
+		if (fd < 0 || add(fd, s, 2, NULL) || s[0].result <= 0 || s[1].result <= 0) {
+			fprintf(stderr, "probe: child: fd %d results %lld %lld\n", fd,
+				(long long)s[0].result, (long long)s[1].result);
+			_exit(1);
+		}
+		write(pipefd[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);	/* a child that dies early ends the read */
+	ck_assert_int_eq(read(pipefd[0], &c, 1), 1);
+	/* kallsyms may name an alias (__do_sys_getppid): look for what is ours */
+	ck_assert_int_eq(listed(FTRACE_LIST, OUR_CALLBACK), 1);
+	ck_assert_int_eq(listed(KPROBE_LIST, "getppid+0x"), 1);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(listed(FTRACE_LIST, OUR_CALLBACK), 0);
+	ck_assert_int_eq(listed(KPROBE_LIST, "getppid+0x"), 0);
+}
+END_TEST
+
+struct storm {
+	int fd;
+	uint64_t addr;
+	int rounds, failures;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+
+	for (int i = 0; i < st->rounds; i++) {
+		struct kmem_ro_probe_spec s[2];
+		uint64_t ids[2];
+		int n = 0;
+
+		spec(&s[0], HOT, st->addr, 0, KMEM_RO_PROBE_ENABLED);
+		spec(&s[1], HOT, st->addr, after_fentry(st->addr), KMEM_RO_PROBE_ENABLED);
+		if (add(st->fd, s, 2, NULL))
+			st->failures++;
+		for (int j = 0; j < 2; j++)
+			if (s[j].result > 0)
+				ids[n++] = s[j].result;
+		call_getppid(5);
+		if (n && ids_call(st->fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, n, NULL, NULL))
+			st->failures++;
+	}
+	return NULL;
+}
+
+START_TEST(add_del_storm)
+{
+	struct storm st[4];
+	pthread_t t[4];
+	int shared = vt_open_dev();
+
+	for (int i = 0; i < 4; i++) {
+		/* two threads share an fd (EEXIST races), two have their own */
+		st[i] = (struct storm){ i < 2 ? shared : vt_open_dev(), vt_kallsyms(HOT), 20, 0 };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, storm_thread, &st[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(st[i].failures, 0);
+		if (i >= 2)
+			close(st[i].fd);
+	}
+	close(shared);
+	ck_assert_int_eq(listed(FTRACE_LIST, OUR_CALLBACK), 0);
+	ck_assert_int_eq(listed(KPROBE_LIST, "getppid+0x"), 0);
+}
+END_TEST
+
+/* ---- privileges and bad input ---- */
+
+static int add_as_user(void *unused)
+{
+	struct kmem_ro_probe_spec s;
+	struct kmem_ro_probe_list l = { .size = sizeof(l) };
+	int fd = open(KMEM_RO_DEVICE, O_RDONLY);
+
+	(void)unused;
+	if (fd < 0)
+		return 100;
+	spec(&s, HOT, vt_kallsyms(HOT), 0, 0);
+	if (add(fd, &s, 1, NULL) != -EPERM)
+		return 101;
+	return vt_ioctl(fd, KMEM_RO_IOC_PROBE_LIST, &l) ? 102 : 0;	/* reading is fine */
+}
+
+START_TEST(unprivileged_add_is_eperm)
+{
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, add_as_user, NULL), 0);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	struct kmem_ro_probe_spec s;
+	struct kmem_ro_probe_add a;
+	uint64_t ids[1] = { 12345 }, counts[1];
+	unsigned int done;
+	int fd = vt_open_dev();
+
+	spec(&s, HOT, vt_kallsyms(HOT), 0, 0);
+#define ADD(errno_, stmt) do {							\
+		a = (struct kmem_ro_probe_add){ .size = sizeof(a),		\
+			.specs_addr = (uintptr_t)&s, .count = 1 };		\
+		stmt;								\
+		ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_ADD, &a), errno_); \
+	} while (0)
+	ADD(-EINVAL, a.flags = 1);
+	ADD(-EINVAL, a.reserved[0] = 1);
+	ADD(-EINVAL, a.count = 0);
+	ADD(-EINVAL, a.specs_addr = 0);
+	ADD(-E2BIG, a.count = KMEM_RO_PROBE_MAX_BATCH + 1);
+	ADD(-EFAULT, a.specs_addr = 0x10);
+	ADD(-EINVAL, a.size = KMEM_RO_PROBE_ADD_SIZE_VER0 - 8);
+#undef ADD
+	spec(&s, HOT, vt_kallsyms(HOT), 0, 4);			/* unknown spec flag */
+	ck_assert_int_eq(add(fd, &s, 1, NULL), 0);
+	ck_assert_int_eq(s.result, -EINVAL);
+	memset(s.name, 'x', sizeof(s.name));			/* no NUL */
+	ck_assert_int_eq(add(fd, &s, 1, NULL), 0);
+	ck_assert_int_eq(s.result, -EINVAL);
+
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, ids, 1, NULL, &done), -ENOENT);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_ALL, ids, 1, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, NULL, 0, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_RESET, ids, 1, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_STATS, 0, ids, 1, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, 1, counts, NULL), -EINVAL);
+	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, KMEM_RO_PROBE_MAX_BATCH + 1, NULL, NULL), -E2BIG);
+	close(fd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("probe");
+	TCase *tc = tcase_create("probes");
+
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, exact_counts_both_backends);
+	tcase_add_test(tc, per_entry_errors);
+	tcase_add_test(tc, owner_death_removes_everything);
+	tcase_add_test(tc, add_del_storm);
+	tcase_add_test(tc, bulk_add_every_function);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rules");
+	tcase_add_test(tc, unprivileged_add_is_eperm);
+	tcase_add_test(tc, bad_input);
+	suite_add_tcase(s, tc);
+	return vt_main(s);
+}

@@ -1,0 +1,997 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemctl probe: hit counts of kernel functions through the driver's bulk
+ * probes - live (top), around one command (count), and every probe of
+ * every open file (list).  Probes belong to kmemctl's open file: they
+ * vanish when it exits, whatever the way.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "kmemctl.h"
+
+#define TOP_DEFAULT	20
+
+/* One probed place: a spec the driver gave an id, and its function group. */
+struct ent {
+	uint64_t id;
+	size_t group;
+};
+
+/* Places with one name (duplicate static functions, offsets) count as one. */
+struct group {
+	const char *name;
+	const char *module;	/* NULL: vmlinux */
+	uint64_t hits;		/* this interval */
+	uint64_t total;
+};
+
+struct session {
+	struct kmemdev *h;
+	struct kmem_ro_probe_spec *specs;
+	const char **mods;	/* per spec: its module, NULL for vmlinux */
+	size_t nspecs, cap;
+	uint32_t offset;	/* of the pattern being expanded */
+	size_t matched;		/* names matched, before removing repeats */
+	struct ent *ents;
+	size_t nents;
+	struct group *groups;
+	size_t ngroups;
+	uint64_t *ids, *counts;
+	unsigned int added;
+	/* refusals: errno -> count */
+	unsigned int refused[256];
+	unsigned int refused_other;
+};
+
+struct opts {
+	bool json, verbose;
+	long top;
+	double interval;
+	long count;
+	const char *file;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void help(void)
+{
+	printf("Usage: kmemctl [--device PATH] probe top PATTERN...|--file F "
+	       "[--interval S] [--count N]\n"
+	       "                                    [--top N] [--json] "
+	       "[--verbose]\n"
+	       "       kmemctl [--device PATH] probe count PATTERN...|--file F "
+	       "[--top N] [--json]\n"
+	       "                                    -- COMMAND [ARGS...]\n"
+	       "       kmemctl [--device PATH] probe list [--json]\n"
+	       "Count calls of kernel functions with kmem_ro's bulk probes.\n"
+	       "  top    probe the functions, print the busiest of them every "
+	       "interval (hits\n"
+	       "         in that interval, and since start), until --count "
+	       "intervals or SIGINT\n"
+	       "  count  probe the functions, run COMMAND, print the hits "
+	       "while it ran;\n"
+	       "         the exit status is COMMAND's (128+N if killed by "
+	       "signal N)\n"
+	       "  list   every probe of every open file of the device: owner "
+	       "PID, id,\n"
+	       "         function+offset, state, backend (ftrace or kprobe), "
+	       "hits\n"
+	       "PATTERN is a glob over kernel function names (text symbols of "
+	       "/proc/kallsyms,\n"
+	       "modules included; '__pfx_'/'__cfi_' preambles and '.cold' "
+	       "parts skipped),\n"
+	       "optionally NAME+OFF for a probe OFF bytes into each match "
+	       "(a kprobe).\n"
+	       "  -f, --file F        read patterns from F, one per line "
+	       "('#' comments; - for stdin)\n"
+	       "  -i, --interval S    seconds between tables (default 1; "
+	       "fractions allowed)\n"
+	       "  -c, --count N       stop after N intervals\n"
+	       "  -t, --top N         lines per table (default %d; 0 for "
+	       "all)\n"
+	       "  -j, --json          JSON: top prints one object per line "
+	       "(setup, then each\n"
+	       "                      interval), count and list one "
+	       "document\n"
+	       "  -v, --verbose       name every function the driver "
+	       "refused, and why\n"
+	       "Counts are system-wide (every CPU, every process), as perf "
+	       "stat -a counts.\n"
+	       "Adding probes needs CAP_PERFMON or CAP_SYS_ADMIN, and a "
+	       "kernel whose lockdown\n"
+	       "allows kprobes.\n", TOP_DEFAULT);
+}
+
+/* Short reasons for the per-spec errors of kmem_ro.h. */
+static const char *refusal_text(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "address is not the start of that name (stale "
+		       "kallsyms?)";
+	case EEXIST:
+		return "already probed by this file";
+	case EINVAL:
+		return "offset past the function or not on an instruction";
+	case EOPNOTSUPP:
+		return "not probe-able: notrace or blacklisted";
+	case ENOMEM:
+		return "out of memory";
+	default:
+		return strerror(err);
+	}
+}
+
+static const char *errno_name(int err)
+{
+	const char *s = strerrorname_np(err);
+
+	return s ? s : "E?";
+}
+
+static int parse_long(const char *s, long min, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	if (errno || end == s || *end || *n < min || *n > INT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v < 0.001 ||
+	    *v > 86400.0)
+		return -EINVAL;
+	return 0;
+}
+
+/* kmemdev_probe_glob() callback: one spec per matching function. */
+static int collect(const struct kmemdev_sym *sym, void *arg)
+{
+	struct session *s = arg;
+	struct kmem_ro_probe_spec *sp;
+	size_t len = strlen(sym->name);
+
+	s->matched++;
+	if (len >= KMEM_RO_PROBE_NAME_LEN)
+		return 0;	/* the driver could not take it either */
+	if (s->nspecs == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 1024;
+		void *p = realloc(s->specs, ncap * sizeof(*s->specs));
+		void *q;
+
+		if (!p)
+			return -ENOMEM;
+		s->specs = p;
+		q = realloc(s->mods, ncap * sizeof(*s->mods));
+		if (!q)
+			return -ENOMEM;
+		s->mods = q;
+		s->cap = ncap;
+	}
+	sp = &s->specs[s->nspecs];
+	memset(sp, 0, sizeof(*sp));
+	sp->addr = sym->addr;
+	sp->offset = s->offset;
+	sp->flags = KMEM_RO_PROBE_ENABLED;
+	memcpy(sp->name, sym->name, len + 1);
+	s->mods[s->nspecs++] = sym->module;
+	return 0;
+}
+
+/* "NAME+OFF": split off OFF (decimal or 0x hex); the glob keeps the rest. */
+static int split_offset(char *pat, uint32_t *off)
+{
+	char *plus = strrchr(pat, '+'), *end;
+	unsigned long v;
+
+	*off = 0;
+	if (!plus)
+		return 0;
+	errno = 0;
+	v = strtoul(plus + 1, &end, 0);
+	if (errno || end == plus + 1 || *end || v > UINT32_MAX ||
+	    plus == pat || plus[1] == '-')
+		return -EINVAL;
+	*plus = '\0';
+	*off = (uint32_t)v;
+	return 0;
+}
+
+static int expand(struct session *s, const char *pattern)
+{
+	char *pat = strdup(pattern);
+	int n;
+
+	if (!pat)
+		return -ENOMEM;
+	if (split_offset(pat, &s->offset)) {
+		free(pat);
+		kmemctl_usage_err("probe: bad offset in '%s'", pattern);
+		return -EINVAL;
+	}
+	n = kmemdev_probe_glob(s->h, pat, collect, s);
+	if (n < 0) {
+		char what[KMEM_RO_PROBE_NAME_LEN + 32];
+
+		snprintf(what, sizeof(what), "probe: matching '%s'", pattern);
+		kmemctl_err(what, n);
+	} else if (n == 0) {
+		fprintf(stderr, "kmemctl: probe: no kernel function matches "
+			"'%s'\n", pattern);
+	}
+	free(pat);
+	return n < 0 ? n : 0;
+}
+
+static int expand_file(struct session *s, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *line = NULL;
+	size_t sz = 0;
+	int err = 0;
+
+	if (!f) {
+		fprintf(stderr, "kmemctl: probe: %s: %s\n", path,
+			strerror(errno));
+		return -errno;
+	}
+	while (!err && getline(&line, &sz, f) >= 0) {
+		char *p = line + strspn(line, " \t"), *e;
+
+		e = p + strcspn(p, "#\n");
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		*e = '\0';
+		if (*p)
+			err = expand(s, p);
+	}
+	if (!err && ferror(f)) {
+		fprintf(stderr, "kmemctl: probe: %s: %s\n", path,
+			strerror(errno));
+		err = -EIO;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}
+
+static int cmp_spec_place(const void *a, const void *b)
+{
+	const struct kmem_ro_probe_spec *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The same place twice (two patterns matching one function, or aliases at
+ * one address) would be refused as EEXIST: keep the first.  Specs and
+ * their modules move together: each spec carries its old index in result
+ * (ADD overwrites it) through the sort.
+ */
+static int dedupe(struct session *s)
+{
+	struct kmem_ro_probe_spec *sp;
+	const char **md;
+	size_t i, j = 0;
+
+	if (!s->nspecs)
+		return 0;
+	sp = malloc(s->nspecs * sizeof(*sp));
+	md = malloc(s->nspecs * sizeof(*md));
+	if (!sp || !md) {
+		free(sp);
+		free(md);
+		return -ENOMEM;
+	}
+	/* Tag each spec with its index in result (overwritten by ADD). */
+	for (i = 0; i < s->nspecs; i++)
+		s->specs[i].result = (int64_t)i;
+	qsort(s->specs, s->nspecs, sizeof(*s->specs), cmp_spec_place);
+	for (i = 0; i < s->nspecs; i++) {
+		if (j && sp[j - 1].addr == s->specs[i].addr &&
+		    sp[j - 1].offset == s->specs[i].offset)
+			continue;
+		sp[j] = s->specs[i];
+		md[j] = s->mods[(size_t)s->specs[i].result];
+		sp[j].result = 0;
+		j++;
+	}
+	free(s->specs);
+	free(s->mods);
+	s->specs = sp;
+	s->mods = md;
+	s->nspecs = j;
+	s->cap = j;
+	return 0;
+}
+
+static int cmp_ent_name(const void *a, const void *b, void *arg)
+{
+	const struct session *s = arg;
+	const struct ent *x = a, *y = b;
+	const struct kmem_ro_probe_spec *sx = &s->specs[x->group];
+	const struct kmem_ro_probe_spec *sy = &s->specs[y->group];
+	const char *mx = s->mods[x->group], *my = s->mods[y->group];
+	int c = strcmp(sx->name, sy->name);
+
+	if (c)
+		return c;
+	if (!mx || !my)
+		return (mx != NULL) - (my != NULL);
+	return strcmp(mx, my);
+}
+
+/* Probes that got an id, grouped by function name (and module). */
+static int build_groups(struct session *s)
+{
+	size_t i, n = 0;
+
+	s->ents = calloc(s->added ? s->added : 1, sizeof(*s->ents));
+	s->groups = calloc(s->added ? s->added : 1, sizeof(*s->groups));
+	s->ids = calloc(s->added ? s->added : 1, sizeof(*s->ids));
+	s->counts = calloc(s->added ? s->added : 1, sizeof(*s->counts));
+	if (!s->ents || !s->groups || !s->ids || !s->counts)
+		return -ENOMEM;
+	for (i = 0; i < s->nspecs && n < s->added; i++) {
+		if (s->specs[i].result <= 0)
+			continue;
+		s->ents[n].id = (uint64_t)s->specs[i].result;
+		s->ents[n].group = i;	/* spec index until grouped */
+		n++;
+	}
+	s->nents = n;
+	qsort_r(s->ents, n, sizeof(*s->ents), cmp_ent_name, s);
+	for (i = 0; i < n; i++) {
+		size_t k = s->ents[i].group;
+		const char *name = s->specs[k].name, *mod = s->mods[k];
+		struct group *g = s->ngroups ? &s->groups[s->ngroups - 1] : NULL;
+
+		if (!g || strcmp(g->name, name) ||
+		    (g->module != mod && (!g->module || !mod ||
+					   strcmp(g->module, mod))))
+			g = &s->groups[s->ngroups++];
+		g->name = name;
+		g->module = mod;
+		s->ents[i].group = (size_t)(g - s->groups);
+		s->ids[i] = s->ents[i].id;
+	}
+	return 0;
+}
+
+static void summarize_refusals(struct session *s, bool verbose)
+{
+	size_t i;
+
+	for (i = 0; i < s->nspecs; i++) {
+		int64_t r = s->specs[i].result;
+
+		if (r >= 0)
+			continue;
+		if (-r < (int64_t)(sizeof(s->refused) / sizeof(s->refused[0])))
+			s->refused[-r]++;
+		else
+			s->refused_other++;
+		if (verbose)
+			fprintf(stderr, "kmemctl: probe: %s%s%s+0x%" PRIx32
+				": %s (%s)\n", s->specs[i].name,
+				s->mods[i] ? " " : "", s->mods[i] ? s->mods[i] : "",
+				s->specs[i].offset, errno_name((int)-r),
+				refusal_text((int)-r));
+	}
+}
+
+/* "N added, M refused: K EOPNOTSUPP (why), ..." */
+static void print_setup_text(const struct session *s, FILE *f)
+{
+	size_t e, refused = s->nspecs - s->added;
+	const char *sep = ": ";
+
+	fprintf(f, "probes: %zu functions matched, %u added, %zu refused",
+		s->nspecs, s->added, refused);
+	for (e = 1; e < sizeof(s->refused) / sizeof(s->refused[0]); e++) {
+		if (!s->refused[e])
+			continue;
+		fprintf(f, "%s%u %s (%s)", sep, s->refused[e],
+			errno_name((int)e), refusal_text((int)e));
+		sep = ", ";
+	}
+	if (s->refused_other)
+		fprintf(f, "%s%u other", sep, s->refused_other);
+	fputc('\n', f);
+}
+
+static void json_setup_members(struct json *j, const struct session *s)
+{
+	size_t e;
+
+	json_u64(j, "matched", s->nspecs);
+	json_u64(j, "added", s->added);
+	json_u64(j, "refused", s->nspecs - s->added);
+	json_object_begin(j, "refused_by_errno");
+	for (e = 1; e < sizeof(s->refused) / sizeof(s->refused[0]); e++)
+		if (s->refused[e])
+			json_u64(j, errno_name((int)e), s->refused[e]);
+	if (s->refused_other)
+		json_u64(j, "other", s->refused_other);
+	json_object_end(j);
+}
+
+/* Expand every pattern, add and enable everything in one batch. */
+static int setup(struct session *s, char **pats, int npats,
+		 const struct opts *o)
+{
+	int err = 0, i;
+
+	for (i = 0; i < npats && !err; i++)
+		err = expand(s, pats[i]);
+	if (!err && o->file)
+		err = expand_file(s, o->file);
+	if (err)
+		return err == -EINVAL ? KMEMCTL_EXIT_USAGE : KMEMCTL_EXIT_ERROR;
+	err = dedupe(s);
+	if (err) {
+		kmemctl_err("probe", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (!s->nspecs) {
+		fprintf(stderr, "kmemctl: probe: nothing to probe\n");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	err = kmemdev_probes_add(s->h, s->specs, (unsigned int)s->nspecs,
+				 &s->added);
+	if (err == -EPERM) {
+		fprintf(stderr, "kmemctl: probe: adding probes needs "
+			"CAP_PERFMON or CAP_SYS_ADMIN, and a kernel lockdown "
+			"that allows kprobes\n");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (err == -EOPNOTSUPP) {
+		fprintf(stderr, "kmemctl: probe: this kmem_ro driver offers no "
+			"probes (KMEM_RO_FEAT_PROBES)\n");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (err) {
+		kmemctl_err("probe: adding probes", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	summarize_refusals(s, o->verbose);
+	if (!s->added) {
+		print_setup_text(s, stderr);
+		fprintf(stderr, "kmemctl: probe: the driver refused every "
+			"probe\n");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (build_groups(s)) {
+		kmemctl_err("probe", -ENOMEM);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+static void session_fini(struct session *s)
+{
+	free(s->specs);
+	free(s->mods);
+	free(s->ents);
+	free(s->groups);
+	free(s->ids);
+	free(s->counts);
+	kmemdev_close(s->h);	/* the probes go with the file */
+}
+
+/* Fold counts[] (per ent) into the groups; interval hits start over. */
+static uint64_t fold(struct session *s)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->ngroups; i++)
+		s->groups[i].hits = 0;
+	for (i = 0; i < s->nents; i++) {
+		struct group *g = &s->groups[s->ents[i].group];
+
+		g->hits += s->counts[i];
+		g->total += s->counts[i];
+		sum += s->counts[i];
+	}
+	return sum;
+}
+
+static int cmp_group_hits(const void *a, const void *b, void *arg)
+{
+	const struct group *g = arg;
+	const struct group *x = &g[*(const size_t *)a], *y = &g[*(const size_t *)b];
+
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Groups with hits (by_total: since start), busiest first; returns how many. */
+static size_t rank(struct session *s, size_t *order, bool by_total)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->ngroups; i++)
+		if (by_total ? s->groups[i].total : s->groups[i].hits)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), cmp_group_hits, s->groups);
+	return n;
+}
+
+static void group_label(const struct group *g, char *buf, size_t sz)
+{
+	if (g->module)
+		snprintf(buf, sz, "%s [%s]", g->name, g->module);
+	else
+		snprintf(buf, sz, "%s", g->name);
+}
+
+static void print_rows(const struct session *s, const size_t *order,
+		       size_t n, long top, bool with_total)
+{
+	size_t i, shown = top && (size_t)top < n ? (size_t)top : n;
+	char label[KMEM_RO_PROBE_NAME_LEN + 72];
+
+	if (with_total)
+		printf("%-48s %14s %14s\n", "FUNC", "HITS", "TOTAL");
+	else
+		printf("%-48s %14s\n", "FUNC", "HITS");
+	for (i = 0; i < shown; i++) {
+		const struct group *g = &s->groups[order[i]];
+
+		group_label(g, label, sizeof(label));
+		if (with_total)
+			printf("%-48s %14" PRIu64 " %14" PRIu64 "\n", label,
+			       g->hits, g->total);
+		else
+			printf("%-48s %14" PRIu64 "\n", label, g->total);
+	}
+	if (shown < n)
+		printf("... %zu more functions with hits\n", n - shown);
+}
+
+static void json_rows(struct json *j, const struct session *s,
+		      const size_t *order, size_t n, long top, bool interval)
+{
+	size_t i, shown = top && (size_t)top < n ? (size_t)top : n;
+
+	json_array_begin(j, "functions");
+	for (i = 0; i < shown; i++) {
+		const struct group *g = &s->groups[order[i]];
+
+		json_object_begin(j, NULL);
+		json_str(j, "name", g->name);
+		if (g->module)
+			json_str(j, "module", g->module);
+		if (interval)
+			json_u64(j, "hits", g->hits);
+		json_u64(j, "total", g->total);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_u64(j, "functions_with_hits", n);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until the absolute monotonic time @ns; false if a signal came. */
+static bool sleep_until(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ULL),
+		.tv_nsec = (long)(ns % 1000000000ULL),
+	};
+
+	while (!stop_sig) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (!r)
+			return !stop_sig;
+		if (r != EINTR)
+			return false;
+	}
+	return false;
+}
+
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);	/* no SA_RESTART: wake the sleep */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int do_top(struct session *s, const struct opts *o)
+{
+	uint64_t start, prev, now, sum;
+	size_t *order;
+	long i;
+	int err;
+
+	order = malloc((s->ngroups ? s->ngroups : 1) * sizeof(*order));
+	if (!order) {
+		kmemctl_err("probe", -ENOMEM);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_str(&j, "event", "setup");
+		json_setup_members(&j, s);
+		json_object_end(&j);
+	} else {
+		print_setup_text(s, stdout);
+	}
+	fflush(stdout);
+	catch_stop();
+	/* Count from here: hits while the probes were armed do not count. */
+	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+				   s->counts, true);
+	if (err > 0)
+		err = 0;
+	start = prev = mono_ns();
+	for (i = 1; !err; i++) {
+		bool more = sleep_until(start +
+					(uint64_t)(o->interval * 1e9 * (double)i));
+		size_t n;
+
+		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+					   s->counts, true);
+		if (err < 0)
+			break;
+		err = 0;
+		now = mono_ns();
+		sum = fold(s);
+		n = rank(s, order, false);
+		if (o->json) {
+			struct json j;
+
+			json_init(&j, stdout);
+			json_object_begin(&j, NULL);
+			json_str(&j, "event", more ? "interval" : "final");
+			json_u64(&j, "interval", (uint64_t)i);
+			json_u64(&j, "ms", (now - prev) / 1000000);
+			json_u64(&j, "hits", sum);
+			json_rows(&j, s, order, n, o->top, true);
+			json_object_end(&j);
+		} else {
+			time_t t = time(NULL);
+			char hms[16];
+
+			strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
+			printf("\n[%s] interval %ld%s: %.2f s, %" PRIu64
+			       " hits in %zu functions\n", hms, i,
+			       more ? "" : " (final)",
+			       (double)(now - prev) / 1e9, sum, n);
+			print_rows(s, order, n, o->top, true);
+		}
+		fflush(stdout);
+		prev = now;
+		if (!more || (o->count && i >= o->count))
+			break;
+	}
+	free(order);
+	if (err < 0) {
+		kmemctl_err("probe: reading counts", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+/* Run argv, wait for it; its exit status as a shell reports it. */
+static int run_command(char **argv, int *status)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	pid_t pid;
+	int ws;
+
+	fflush(NULL);
+	sigemptyset(&ign.sa_mask);
+	/* ^C is for the command, as with time(1) and perf stat. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		return -e;
+	}
+	if (!pid) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "kmemctl: probe: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (waitpid(pid, &ws, 0) < 0) {
+		if (errno != EINTR) {
+			int e = errno;
+
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGQUIT, &old_quit, NULL);
+			return -e;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	return 0;
+}
+
+static int do_count(struct session *s, const struct opts *o, char **cmd)
+{
+	uint64_t t0, t1, sum;
+	size_t *order, n;
+	int status = 0, err;
+
+	order = malloc((s->ngroups ? s->ngroups : 1) * sizeof(*order));
+	if (!order) {
+		kmemctl_err("probe", -ENOMEM);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (!o->json)
+		print_setup_text(s, stderr);
+	/* Start from zero: arming took a while and hits came meanwhile. */
+	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+				   s->counts, true);
+	t0 = mono_ns();
+	if (err >= 0)
+		err = run_command(cmd, &status);
+	if (err < 0) {
+		free(order);
+		kmemctl_err("probe: running the command", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+				   s->counts, false);
+	t1 = mono_ns();
+	if (err < 0) {
+		free(order);
+		kmemctl_err("probe: reading counts", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	sum = fold(s);
+	n = rank(s, order, true);
+	if (o->json) {
+		struct json j;
+		int i;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_array_begin(&j, "command");
+		for (i = 0; cmd[i]; i++)
+			json_str(&j, NULL, cmd[i]);
+		json_array_end(&j);
+		json_u64(&j, "exit_status", (uint64_t)status);
+		json_u64(&j, "ms", (t1 - t0) / 1000000);
+		json_setup_members(&j, s);
+		json_u64(&j, "hits", sum);
+		json_rows(&j, s, order, n, o->top, false);
+		json_object_end(&j);
+	} else {
+		printf("\n Probe hits (system-wide) while running '%s':"
+		       " %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
+		       cmd[0], (double)(t1 - t0) / 1e9, sum, n, s->ngroups);
+		print_rows(s, order, n, o->top, false);
+	}
+	free(order);
+	return status;
+}
+
+static int probe_list(const struct kmemctl *ctx, const struct opts *o)
+{
+	struct kmem_ro_probe_info *pi;
+	unsigned int n, i;
+	struct kmemdev *h;
+	int err;
+
+	h = kmemctl_open(ctx);
+	if (!h)
+		return KMEMCTL_EXIT_ERROR;
+	err = kmemdev_probes_list(h, true, &pi, &n);
+	if (err) {
+		kmemctl_err(err == -EOPNOTSUPP ? "probe list (driver without "
+			    "KMEM_RO_FEAT_PROBES)" : "probe list", err);
+		kmemdev_close(h);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_array_begin(&j, NULL);
+		for (i = 0; i < n; i++) {
+			char name[KMEM_RO_PROBE_NAME_LEN];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 KMEM_RO_PROBE_NAME_LEN - 1, pi[i].name);
+			json_object_begin(&j, NULL);
+			json_u64(&j, "owner", pi[i].owner);
+			json_u64(&j, "id", pi[i].id);
+			json_str(&j, "function", name);
+			json_u64(&j, "offset", pi[i].offset);
+			json_hex(&j, "addr", pi[i].addr);
+			json_str(&j, "state", pi[i].flags & KMEM_RO_PROBE_ENABLED ?
+				 "enabled" : "disabled");
+			json_str(&j, "backend", pi[i].flags & KMEM_RO_PROBE_KPROBE ?
+				 "kprobe" : "ftrace");
+			json_u64(&j, "hits", pi[i].hits);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+	} else {
+		printf("%7s %8s %-48s %-8s %-7s %14s\n", "OWNER", "ID",
+		       "FUNCTION", "STATE", "BACKEND", "HITS");
+		for (i = 0; i < n; i++) {
+			char fn[KMEM_RO_PROBE_NAME_LEN + 16];
+
+			snprintf(fn, sizeof(fn), "%.*s+0x%" PRIx32,
+				 KMEM_RO_PROBE_NAME_LEN - 1, pi[i].name,
+				 pi[i].offset);
+			printf("%7" PRIu32 " %8" PRIu64 " %-48s %-8s %-7s %14"
+			       PRIu64 "\n", pi[i].owner, (uint64_t)pi[i].id, fn,
+			       pi[i].flags & KMEM_RO_PROBE_ENABLED ? "enabled" :
+			       "disabled",
+			       pi[i].flags & KMEM_RO_PROBE_KPROBE ? "kprobe" :
+			       "ftrace", (uint64_t)pi[i].hits);
+		}
+	}
+	free(pi);
+	kmemdev_close(h);
+	return KMEMCTL_EXIT_OK;
+}
+
+int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "file",     required_argument, NULL, 'f' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count",    required_argument, NULL, 'c' },
+		{ "top",      required_argument, NULL, 't' },
+		{ "json",     no_argument,       NULL, 'j' },
+		{ "verbose",  no_argument,       NULL, 'v' },
+		{ "help",     no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o = { .interval = 1.0, .top = -1 };
+	struct session s = { 0 };
+	char **cmd = NULL;
+	const char *sub;
+	int c, i, nargs, rc;
+	bool is_top, is_count;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc < 2)
+			return kmemctl_usage_err("probe: missing top, count or "
+						 "list");
+		help();
+		return KMEMCTL_EXIT_OK;
+	}
+	sub = argv[1];
+	is_top = !strcmp(sub, "top");
+	is_count = !strcmp(sub, "count");
+	if (!is_top && !is_count && strcmp(sub, "list"))
+		return kmemctl_usage_err("probe: unknown subcommand '%s' (top, "
+					 "count, list)", sub);
+	argc--;
+	argv++;
+	/* count: options and patterns end at "--", the command follows. */
+	nargs = argc;
+	if (is_count) {
+		for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+			;
+		if (i >= argc || i + 1 >= argc)
+			return kmemctl_usage_err("probe count: missing '-- "
+						 "COMMAND'");
+		nargs = i;
+		cmd = argv + i + 1;
+	}
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.file = optarg;
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o.interval))
+				return kmemctl_usage_err("probe: bad --interval "
+							 "'%s': seconds, 0.001 "
+							 "to 86400", optarg);
+			break;
+		case 'c':
+			if (parse_long(optarg, 1, &o.count))
+				return kmemctl_usage_err("probe: bad --count '%s':"
+							 " a count from 1",
+							 optarg);
+			break;
+		case 't':
+			if (parse_long(optarg, 0, &o.top))
+				return kmemctl_usage_err("probe: bad --top '%s': "
+							 "0 (all) or more",
+							 optarg);
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			help();
+			return KMEMCTL_EXIT_OK;
+		default:
+			return kmemctl_bad_option(c, argv);
+		}
+	}
+	if (!is_top && (o.count || o.interval != 1.0))
+		return kmemctl_usage_err("probe %s: --interval and --count are "
+					 "for top", sub);
+	if (!is_top && !is_count) {
+		if (optind < nargs || o.file || o.top >= 0 || o.verbose)
+			return kmemctl_usage_err("probe list: takes only --json");
+		return probe_list(ctx, &o);
+	}
+	if (optind >= nargs && !o.file)
+		return kmemctl_usage_err("probe %s: no PATTERN and no --file",
+					 sub);
+	if (o.top < 0)
+		o.top = is_top ? TOP_DEFAULT : 0;
+
+	s.h = kmemctl_open(ctx);
+	if (!s.h)
+		return KMEMCTL_EXIT_ERROR;
+	rc = setup(&s, argv + optind, nargs - optind, &o);
+	if (rc == KMEMCTL_EXIT_OK)
+		rc = is_top ? do_top(&s, &o) : do_count(&s, &o, cmd);
+	session_fini(&s);
+	return rc;
+}
