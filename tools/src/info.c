@@ -20,10 +20,23 @@ static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_MMAP_TEXT, "mmap-text" },
 	{ KMEM_RO_FEAT_MMAP_RAM, "mmap-ram" },
 	{ KMEM_RO_FEAT_MMAP_HUGE, "mmap-huge" },
+	{ KMEM_RO_FEAT_READV, "readv" },
+	{ KMEM_RO_FEAT_WALK, "walk" },
+	{ KMEM_RO_FEAT_PAGEMAP, "pagemap" },
+	{ KMEM_RO_FEAT_PROBES, "probes" },
 };
 
 static const struct bitname ioctl_names[] = {
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_INFO), "INFO" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_READV), "READV" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_WALK), "WALK" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PAGEMAP), "PAGEMAP" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_ADD), "PROBE_ADD" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_ENABLE), "PROBE_ENABLE" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_DISABLE), "PROBE_DISABLE" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_DEL), "PROBE_DEL" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_STATS), "PROBE_STATS" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_LIST), "PROBE_LIST" },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
