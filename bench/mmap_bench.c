@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,30 +59,29 @@ static off_t kcore_offset(const Elf64_Phdr *ph, int n, uint64_t vaddr)
 	return -1;
 }
 
-static void read_mmap(void *arg, long n)
+/* 8-byte loads through the pointers at @field of each target */
+static void read_pointers(struct workload *w, long n, size_t field)
 {
-	struct workload *w = arg;
 	uint64_t v, sum = 0;
 
 	for (long i = 0; i < n; i++) {
-		memcpy(&v, w->t[i].mapped, 8);
+		memcpy(&v, *(const char **)((char *)&w->t[i] + field), 8);
 		sum += v;
 	}
 	w->sink += sum;
+}
+
+static void read_mmap(void *arg, long n)
+{
+	read_pointers(arg, n, offsetof(struct target, mapped));
 }
 
 /* the floor: the same access pattern over this process's own memory */
 static void read_user(void *arg, long n)
 {
-	struct workload *w = arg;
-	uint64_t v, sum = 0;
-
-	for (long i = 0; i < n; i++) {
-		memcpy(&v, w->t[i].user, 8);
-		sum += v;
-	}
-	w->sink += sum;
+	read_pointers(arg, n, offsetof(struct target, user));
 }
+
 
 static void read_library(void *arg, long n)
 {

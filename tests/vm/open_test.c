@@ -16,8 +16,6 @@
 #include "kmemdev.h"
 #include "vmtest.h"
 
-#define NOBODY		65534
-#define MONITOR_GID	4242
 #define RAWIO_PARAM	"/sys/module/kmem_ro/parameters/require_rawio"
 
 /* child side: exit status is the errno of open(), 0 on success */

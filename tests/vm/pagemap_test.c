@@ -22,8 +22,6 @@
 
 #define PAGE	4096UL
 #define PMD	(2UL << 20)
-#define NOBODY	65534
-#define MONITOR_GID 4242
 
 struct zoo {
 	char *lo, *hi;		/* span covering every mapping below */
@@ -237,9 +235,7 @@ static int compare_as_user(void *unused)
 
 START_TEST(flat_runs_resume_match_proc_as_user)
 {
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
-	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, compare_as_user, NULL), 0);
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	ck_assert_int_eq(vt_run_as_monitor(compare_as_user, NULL), 0);
 }
 END_TEST
 
@@ -288,9 +284,7 @@ START_TEST(permissions)
 	ck_assert_int_eq(pagemap_call(dev, 0x400000, 0x404000, 0, buf, sizeof(buf), &a), 0);
 	a.pid = 1;
 	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), 0);
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
-	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, other_process, NULL), EPERM);
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	ck_assert_int_eq(vt_run_as_monitor(other_process, NULL), EPERM);
 	/* a kernel thread, a zombie, nobody at all */
 	a.pid = 2;	/* kthreadd */
 	ck_assert_int_eq(vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, &a), -ESRCH);

@@ -22,8 +22,6 @@
 
 #define PAGE	4096UL
 #define GUARD	16		/* PROT_NONE pages on each side of a mapping */
-#define NOBODY	65534
-#define MONITOR_GID 4242
 
 static char out[256 << 10], err[4096];
 
@@ -136,9 +134,7 @@ static int runs_vs_proc_user(void *unused)
 
 START_TEST(runs_expand_to_proc_pagemap_pfns_hidden)
 {
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
-	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, runs_vs_proc_user, NULL), 0);
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	ck_assert_int_eq(vt_run_as_monitor(runs_vs_proc_user, NULL), 0);
 }
 END_TEST
 
@@ -204,17 +200,6 @@ static int parse_json_runs(const char *s, struct jrun *r, int cap)
 		s++;
 	}
 	return n;
-}
-
-/* A "key":N member of a flat JSON object; -1 if absent. */
-static long long json_num(const char *s, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(s, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
 }
 
 static int kmemctl(char **argv)
@@ -292,9 +277,9 @@ START_TEST(kmemctl_self_is_kmemctl)
 	ck_assert_ptr_null(strstr(out, "vsyscall"));
 	/* kmemctl runs: some of its own pages are present */
 	ck_assert_msg(kmemctl(sum) == 0, "%s", err);
-	ck_assert_int_gt(json_num(out, "present"), 0);
-	ck_assert_int_gt(json_num(out, "vmas"), 3);
-	ck_assert_int_eq(json_num(out, "pid") > 1, 1);
+	ck_assert_int_gt(vt_json_num(out, "present"), 0);
+	ck_assert_int_gt(vt_json_num(out, "vmas"), 3);
+	ck_assert_int_eq(vt_json_num(out, "pid") > 1, 1);
 }
 END_TEST
 
@@ -311,15 +296,15 @@ START_TEST(kmemctl_summary_counts_touched_pages)
 		 (uintptr_t)p + 64 * PAGE);
 	ck_assert_msg(kmemctl(json) == 0, "%s", err);
 	ck_assert_int_eq(vt_count_lines(out), 1);
-	ck_assert_int_eq(json_num(out, "pages"), 64);
-	ck_assert_int_eq(json_num(out, "present"), 17);
-	ck_assert_int_eq(json_num(out, "anon"), 17);
-	ck_assert_int_eq(json_num(out, "exclusive"), 16);	/* not the zero page */
-	ck_assert_int_eq(json_num(out, "file"), 0);
-	ck_assert_int_eq(json_num(out, "swapped"), 0);
-	ck_assert_int_eq(json_num(out, "rss_kib"), 17 * 4);
-	ck_assert_int_eq(json_num(out, "pmd_sized_runs"), 0);
-	ck_assert_int_eq(json_num(out, "pid"), getpid());
+	ck_assert_int_eq(vt_json_num(out, "pages"), 64);
+	ck_assert_int_eq(vt_json_num(out, "present"), 17);
+	ck_assert_int_eq(vt_json_num(out, "anon"), 17);
+	ck_assert_int_eq(vt_json_num(out, "exclusive"), 16);	/* not the zero page */
+	ck_assert_int_eq(vt_json_num(out, "file"), 0);
+	ck_assert_int_eq(vt_json_num(out, "swapped"), 0);
+	ck_assert_int_eq(vt_json_num(out, "rss_kib"), 17 * 4);
+	ck_assert_int_eq(vt_json_num(out, "pmd_sized_runs"), 0);
+	ck_assert_int_eq(vt_json_num(out, "pid"), getpid());
 	ck_assert_msg(strstr(out, "\"pfns\":\"visible\""), "%s", out);
 
 	ck_assert_msg(kmemctl(text) == 0, "%s", err);

@@ -26,8 +26,6 @@
 #define KPROBE_LIST	"/sys/kernel/debug/kprobes/list"
 #define OUR_CALLBACK	"kmem_ro_probe_ftrace"
 #define CALLS	1000
-#define NOBODY	65534
-#define MONITOR_GID 4242
 
 static void spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr,
 		 uint32_t offset, uint32_t flags)
@@ -81,15 +79,6 @@ static void call_getppid(int n)
 		syscall(SYS_getppid);
 }
 
-/* The first instruction after the fentry NOP (and ENDBR64 on IBT kernels). */
-static uint32_t after_fentry(uint64_t func)
-{
-	unsigned char code[4];
-
-	ck_assert_int_eq(vt_kcore_read(func, code, sizeof(code)), 0);
-	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
-}
-
 START_TEST(exact_counts_both_backends)
 {
 	uint64_t addr = vt_kallsyms(HOT), ids[2];
@@ -98,7 +87,7 @@ START_TEST(exact_counts_both_backends)
 
 	ck_assert_uint_ne(addr, 0);
 	spec(&s[0], HOT, addr, 0, 0);				/* ftrace, disabled */
-	spec(&s[1], HOT, addr, after_fentry(addr), 0);		/* kprobe, disabled */
+	spec(&s[1], HOT, addr, vt_after_fentry(addr), 0);		/* kprobe, disabled */
 	ck_assert_int_eq(add(fd, s, 2, NULL), 0);
 	ck_assert_int_gt(s[0].result, 0);
 	ck_assert_int_gt(s[1].result, 0);
@@ -223,7 +212,7 @@ START_TEST(owner_death_removes_everything)
 		int fd = open(KMEM_RO_DEVICE, O_RDONLY);
 
 		spec(&s[0], HOT, addr, 0, KMEM_RO_PROBE_ENABLED);
-		spec(&s[1], HOT, addr, after_fentry(addr), KMEM_RO_PROBE_ENABLED);
+		spec(&s[1], HOT, addr, vt_after_fentry(addr), KMEM_RO_PROBE_ENABLED);
 		close(pipefd[0]);
 		if (fd < 0 || add(fd, s, 2, NULL) || s[0].result <= 0 || s[1].result <= 0) {
 			fprintf(stderr, "probe: child: fd %d results %lld %lld\n", fd,
@@ -262,7 +251,7 @@ static void *storm_thread(void *arg)
 		int n = 0;
 
 		spec(&s[0], HOT, st->addr, 0, KMEM_RO_PROBE_ENABLED);
-		spec(&s[1], HOT, st->addr, after_fentry(st->addr), KMEM_RO_PROBE_ENABLED);
+		spec(&s[1], HOT, st->addr, vt_after_fentry(st->addr), KMEM_RO_PROBE_ENABLED);
 		if (add(st->fd, s, 2, NULL))
 			st->failures++;
 		for (int j = 0; j < 2; j++)
@@ -317,9 +306,7 @@ static int add_as_user(void *unused)
 
 START_TEST(unprivileged_add_is_eperm)
 {
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
-	ck_assert_int_eq(vt_run_as(NOBODY, MONITOR_GID, -1, add_as_user, NULL), 0);
-	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	ck_assert_int_eq(vt_run_as_monitor(add_as_user, NULL), 0);
 }
 END_TEST
 

@@ -324,6 +324,34 @@ int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 	return WEXITSTATUS(status);
 }
 
+int vt_run_as_monitor(int (*fn)(void *), void *arg)
+{
+	int status;
+
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	status = vt_run_as(NOBODY, MONITOR_GID, -1, fn, arg);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	return status;
+}
+
+long long vt_json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+uint32_t vt_after_fentry(uint64_t func)
+{
+	unsigned char code[4];
+
+	ck_assert_int_eq(vt_kcore_read(func, code, sizeof(code)), 0);
+	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
+}
+
 int vt_count_lines(const char *s)
 {
 	int n = 0;

@@ -16,6 +16,10 @@
 
 #define VMTEST_MODULE_PATH	"/lib/kmem_ro.ko"
 
+/* An unprivileged user, and the group the tests give the device to. */
+#define NOBODY		65534
+#define MONITOR_GID	4242
+
 /* Open /dev/kmem_ro read-only; fails the test if it cannot. */
 int vt_open_dev(void);
 
@@ -60,6 +64,19 @@ int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg);
  */
 int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 	    char *err, size_t errsz);
+
+/*
+ * Run @fn as NOBODY in group MONITOR_GID, with /dev/kmem_ro handed to that
+ * group for the duration (as the udev rule would); returns @fn's status.
+ */
+int vt_run_as_monitor(int (*fn)(void *), void *arg);
+
+/* The number after "KEY": in a JSON text; -1 if absent. */
+long long vt_json_num(const char *json, const char *key);
+
+/* Offset of the first instruction after a function's fentry NOP (and
+ * ENDBR64 on IBT kernels): a place a kprobe can go. */
+uint32_t vt_after_fentry(uint64_t func);
 
 /* Lines in a NUL-terminated string. */
 int vt_count_lines(const char *s);
