@@ -38,6 +38,10 @@
 /* Specs copied in per step of an ADD call: bounds the kernel buffer. */
 #define PROBE_CHUNK	256
 
+/* Internal flag: already named by the ids of the current call. */
+#define PROBE_PICKED	(1U << 31)
+#define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE)
+
 struct kmem_ro_probe {
 	struct rhash_head node;
 	unsigned long key;		/* addr + offset */
@@ -467,8 +471,13 @@ static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, struct kmem_ro_prob
 			err = -ENOENT;
 			break;
 		}
+		if (p->flags & PROBE_PICKED)	/* an id named twice acts once */
+			continue;
+		p->flags |= PROBE_PICKED;
 		picked[n++] = p;
 	}
+	for (i = 0; i < n; i++)
+		picked[i]->flags &= ~PROBE_PICKED;
 	kvfree(ids);
 out:
 	*out = picked;
@@ -633,7 +642,7 @@ static int kmem_ro_probe_list_set(struct kmem_ro_probe_set *set,
 			info.id = p->id;
 			info.addr = p->addr;
 			info.offset = p->offset;
-			info.flags = p->flags;
+			info.flags = p->flags & PROBE_UAPI_FLAGS;
 			info.owner = set->owner;
 			info.hits = kmem_ro_probe_hits(p, false);
 			strscpy(info.name, p->name, sizeof(info.name));

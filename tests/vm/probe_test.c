@@ -113,6 +113,17 @@ START_TEST(exact_counts_both_backends)
 		ck_assert_uint_eq(counts[0], CALLS);
 		ck_assert_uint_eq(hits(fd, ids[0]), 0);
 	}
+	/* an id named twice is acted on once */
+	{
+		uint64_t twice[3] = { ids[0], ids[1], ids[0] };
+		unsigned int done;
+
+		ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, twice, 3, NULL, &done), 0);
+		ck_assert_uint_eq(done, 2);
+		ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, twice, 3, NULL, &done), 0);
+		ck_assert_uint_eq(done, 2);
+		ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, twice, 1, NULL, NULL), -ENOENT);
+	}
 	close(fd);
 }
 END_TEST
