@@ -48,26 +48,6 @@ static struct kmemdev *open_dev(void)
 	return h;
 }
 
-/* The first instruction after the fentry NOP (and ENDBR64 on IBT kernels). */
-static uint32_t after_fentry(uint64_t func)
-{
-	unsigned char code[4];
-
-	ck_assert_int_eq(vt_kcore_read(func, code, sizeof(code)), 0);
-	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
-}
-
-/* The number after "KEY": in a JSON text, from @from on; -1 if absent. */
-static long long json_num(const char *from, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(from, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
-}
-
 /* The "total" of function @name in kmemctl's JSON; -1 if not listed. */
 static long long json_func_total(const char *json, const char *name)
 {
@@ -76,7 +56,7 @@ static long long json_func_total(const char *json, const char *name)
 
 	snprintf(pat, sizeof(pat), "\"name\":\"%s\"", name);
 	p = strstr(json, pat);
-	return p ? json_num(p, "total") : -1;
+	return p ? vt_json_num(p, "total") : -1;
 }
 
 START_TEST(symbol_exists)
@@ -177,8 +157,8 @@ START_TEST(count_getppid_json)
 	total = json_func_total(out, HOT);
 	ck_assert_msg(total >= CALLS && total <= CALLS + SLACK,
 		      "total %lld\n%s\n%s", total, out, err);
-	ck_assert_int_eq(json_num(out, "exit_status"), 3);
-	ck_assert_int_ge(json_num(out, "added"), 3);
+	ck_assert_int_eq(vt_json_num(out, "exit_status"), 3);
+	ck_assert_int_ge(vt_json_num(out, "added"), 3);
 	ck_assert_ptr_nonnull(strstr(out, "\"command\":[\""));
 }
 END_TEST
@@ -243,7 +223,7 @@ START_TEST(list_shows_other_owner)
 
 		if (kmemdev_probe_spec_fill(h, &s[0], HOT, 0,
 					    KMEM_RO_PROBE_ENABLED) ||
-		    kmemdev_probe_spec_fill(h, &s[1], HOT, after_fentry(s[0].addr),
+		    kmemdev_probe_spec_fill(h, &s[1], HOT, vt_after_fentry(s[0].addr),
 					    KMEM_RO_PROBE_ENABLED) ||
 		    kmemdev_probes_add(h, s, 2, &added) || added != 2) {
 			fprintf(stderr, "list child: added %u: %lld %lld\n",
@@ -272,11 +252,11 @@ START_TEST(list_shows_other_owner)
 	ck_assert_msg(strstr(p, addr), "%s not in\n%s", addr, p);
 	ck_assert_ptr_nonnull(strstr(p, "\"state\":\"enabled\""));
 	ck_assert_ptr_nonnull(strstr(p, "\"backend\":\"ftrace\""));
-	ck_assert_int_ge(json_num(p, "hits"), 100);
+	ck_assert_int_ge(vt_json_num(p, "hits"), 100);
 	p = strstr(p + 1, pat);
 	ck_assert_msg(p, "one probe of pid %d only\n%s", (int)pid, out);
 	ck_assert_ptr_nonnull(strstr(p, "\"backend\":\"kprobe\""));
-	ck_assert_int_ge(json_num(p, "hits"), 100);
+	ck_assert_int_ge(vt_json_num(p, "hits"), 100);
 
 	ck_assert_msg(vt_exec(0, 0, text, out, sizeof(out), err,
 			      sizeof(err)) == 0, "%s", err);
