@@ -20,28 +20,16 @@
 /* Anonymous members nest this deep at most (the kernel: a handful). */
 #define BTF_MAX_DEPTH	32
 
+static bool btf_loaded(const struct kmemdev *h)
+{
+	return atomic_load_explicit(&h->btf, memory_order_relaxed) || h->btf_err;
+}
+
 int kmemdev__set_btf_path(struct kmemdev *h, const char *path)
 {
-	char *copy = NULL;
-	int err = 0;
-
 	if (!h)
 		return -EINVAL;
-	if (path) {
-		copy = strdup(path);
-		if (!copy)
-			return -ENOMEM;
-	}
-	pthread_mutex_lock(&h->btf_lock);
-	if (atomic_load_explicit(&h->btf, memory_order_relaxed) || h->btf_err) {
-		err = -EBUSY;
-		free(copy);
-	} else {
-		free(h->btf_path);
-		h->btf_path = copy;
-	}
-	pthread_mutex_unlock(&h->btf_lock);
-	return err;
+	return kmemdev__set_path(h, &h->btf_lock, btf_loaded, &h->btf_path, path);
 }
 
 static int btf_open(const char *path, struct btf **out)

@@ -152,6 +152,10 @@ struct kmemdev {
  */
 KMEMDEV_INTERNAL int kmemdev__handle_new(struct kmemdev **out, int fd);
 
+/* Point a lazily loaded table at another file; before first use only. */
+KMEMDEV_INTERNAL int kmemdev__set_path(struct kmemdev *h, pthread_mutex_t *lock,
+				       bool (*loaded)(const struct kmemdev *),
+				       char **slot, const char *path);
 /* Read symbols from path instead of /proc/kallsyms; before first use only. */
 KMEMDEV_INTERNAL int kmemdev__set_kallsyms_path(struct kmemdev *h,
 						const char *path);

@@ -217,3 +217,31 @@ const char *kmemdev_backend_name(const struct kmemdev *h)
 		return "none";
 	return h->backend == KMEMDEV_BACKEND_KCORE ? "kcore" : "kmem_ro";
 }
+
+/*
+ * Test hook shared by the lazily loaded tables (kallsyms, BTF): point one
+ * at another file, unless it is already loaded (-EBUSY).
+ */
+int kmemdev__set_path(struct kmemdev *h, pthread_mutex_t *lock,
+		      bool (*loaded)(const struct kmemdev *), char **slot,
+		      const char *path)
+{
+	char *copy = NULL;
+	int err = 0;
+
+	if (path) {
+		copy = strdup(path);
+		if (!copy)
+			return -ENOMEM;
+	}
+	pthread_mutex_lock(lock);
+	if (loaded(h)) {
+		err = -EBUSY;
+		free(copy);
+	} else {
+		free(*slot);
+		*slot = copy;
+	}
+	pthread_mutex_unlock(lock);
+	return err;
+}

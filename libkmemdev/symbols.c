@@ -355,28 +355,16 @@ int kmemdev__symtab_nearest(const struct kmemdev_symtab *tab, uint64_t addr,
 	return 0;
 }
 
+static bool syms_loaded(const struct kmemdev *h)
+{
+	return h->sym_loaded;
+}
+
 int kmemdev__set_kallsyms_path(struct kmemdev *h, const char *path)
 {
-	char *copy = NULL;
-	int err = 0;
-
 	if (!h)
 		return -EINVAL;
-	if (path) {
-		copy = strdup(path);
-		if (!copy)
-			return -ENOMEM;
-	}
-	pthread_mutex_lock(&h->sym_lock);
-	if (h->sym_loaded) {
-		err = -EBUSY;
-		free(copy);
-	} else {
-		free(h->kallsyms_path);
-		h->kallsyms_path = copy;
-	}
-	pthread_mutex_unlock(&h->sym_lock);
-	return err;
+	return kmemdev__set_path(h, &h->sym_lock, syms_loaded, &h->kallsyms_path, path);
 }
 
 static int load(struct kmemdev *h)

@@ -358,6 +358,33 @@ START_TEST(bad_input)
 	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_STATS, 0, ids, 1, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, 1, counts, NULL), -EINVAL);
 	ck_assert_int_eq(ids_call(fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, KMEM_RO_PROBE_MAX_BATCH + 1, NULL, NULL), -E2BIG);
+
+	/* LIST, with one probe to show */
+	{
+		struct kmem_ro_probe_info info[2];
+		struct kmem_ro_probe_list l;
+
+		spec(&s, HOT, vt_kallsyms(HOT), 0, 0);
+		ck_assert_int_eq(add(fd, &s, 1, NULL), 0);
+		ck_assert_int_gt(s.result, 0);
+#define LIST(errno_, stmt) do {							\
+		l = (struct kmem_ro_probe_list){ .size = sizeof(l),		\
+			.buf_addr = (uintptr_t)info, .cap = 2 };		\
+		stmt;								\
+		ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_LIST, &l), errno_); \
+	} while (0)
+		LIST(0, (void)0);
+		ck_assert_uint_eq(l.count, 1);
+		ck_assert_uint_eq(info[0].id, s.result);
+		ck_assert_uint_eq(info[0].owner, getpid());
+		LIST(-EINVAL, l.flags = 2);
+		LIST(-EINVAL, l.reserved[1] = 1);
+		LIST(-EINVAL, l.cap = 0);
+		LIST(-EINVAL, l.buf_addr = 0);
+		LIST(-EFAULT, l.buf_addr = 0x10);
+		LIST(-EINVAL, l.size = KMEM_RO_PROBE_LIST_SIZE_VER0 - 8);
+#undef LIST
+	}
 	close(fd);
 }
 END_TEST
