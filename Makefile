@@ -5,9 +5,18 @@
 #   make            module (running kernel's headers, else the cached 6.12
 #                   test kernel), libkmemdev, kmemctl
 #   make check      host unit tests + the VM suite on Debian 6.1 and 6.12
+#   make check-debug the VM suite on a KASAN/lockdep build of Debian's 6.12
 #   make demo       boot a throwaway VM, load kmem_ro, run kmemctl info
 #   make sparse     sparse + W=1 on both test kernels, fails on any warning
 #   make bench      benchmarks in the VM, appended to bench/results.txt
+#   make fuzz       the in-VM fuzzer for DURATION s (default 600) per kernel,
+#                   appended to tests/fuzz/results.txt
+#   make stress     the stress group (also part of check), its figures
+#                   appended to tests/vm/stress-results.txt
+#   make host-deps  a real host: build packages, its kernel headers, DKMS
+#   make install    library, kmemctl, man pages, udev rule and group, the
+#                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
+#   make uninstall  removes what install installed
 
 KERNELS       ?= 6.1 6.12
 BUILD         ?= $(CURDIR)/build
@@ -23,6 +32,10 @@ all: module lib tools
 
 deps:
 	KERNELS="$(KERNELS)" scripts/fetch-kernels.sh
+
+# A real host: build packages, the running kernel's headers and DKMS.
+host-deps:
+	HOST=1 scripts/fetch-kernels.sh
 
 ifneq ($(KDIR),)
 module:
@@ -62,21 +75,148 @@ vm-binaries: lib
 	$(MAKE) -C tools static
 	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
 
+# Both suites run even if one fails.
 check-unit: lib
-	$(MAKE) -C tests/unit check
+	@fail=0; $(MAKE) -C tests/unit check || fail=1; \
+	tests/install/install_test.sh || fail=1; exit $$fail
 
-check-vm: test-modules vm-binaries
+# The Debian root of the VM group "udev" and `make install` to lay over it.
+vm-root:
+	scripts/build-udev-root.sh
+	rm -rf $(BUILD)/vm/install
+	$(MAKE) -s install DESTDIR=$(BUILD)/vm/install PREFIX=/usr >/dev/null
+
+check-vm: test-modules vm-binaries vm-root
 	KERNELS="$(KERNELS)" tests/vm/run.sh
 
 check:
 	@scripts/check.sh
 
+# The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of Debian's 6.12
+# sources (scripts/build-debug-kernel.sh; ~40 min on 2 cores when cold).
+# Sanitizers slow TCG down: more time and memory per group.
+check-debug:
+	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} $(MAKE) check-vm KERNELS=6.12-debug
+
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench
 	bench/run.sh
 
+# FUZZ_SEED=... replays a run; the guest gets DURATION plus room to boot.
+DURATION ?= 600
+fuzz: deps vm-binaries test-modules
+	FUZZ_DURATION=$(DURATION) VM_TIMEOUT=$${VM_TIMEOUT:-$$(($(DURATION) + 900))} \
+		VM_GROUPS=fuzz VM_RESULTS=fuzz=$(CURDIR)/tests/fuzz/results.txt \
+		KERNELS="$(KERNELS)" tests/vm/run.sh
+
+stress: deps vm-binaries test-modules
+	VM_GROUPS=stress VM_RESULTS=stress=$(CURDIR)/tests/vm/stress-results.txt \
+		KERNELS="$(KERNELS)" tests/vm/run.sh
+
 demo: deps vm-binaries test-modules
 	@KERNELS="$(firstword $(KERNELS))" VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+
+# install: PREFIX (default /usr/local), BINDIR, LIBDIR, INCLUDEDIR, MANDIR.
+# The udev rule, the kmem_ro group (sysusers.d) and the driver's DKMS source
+# tree (/usr/src/kmem_ro-VERSION) go where udev, systemd and DKMS look,
+# whatever PREFIX.  The module itself, for kernel KVER (default: running):
+#   MODULE_INSTALL=dkms    dkms add/build/install (default when dkms is on PATH)
+#   MODULE_INSTALL=kbuild  build the DKMS tree against KVER's headers (in
+#                          BUILD), install into /lib/modules/KVER/extra,
+#                          depmod (default without dkms)
+#   MODULE_INSTALL=none    the DKMS source tree only (default with DESTDIR:
+#                          a package's postinst runs dkms)
+# With DESTDIR set nothing outside it is touched: no group, dkms, depmod,
+# ldconfig or udev reload.
+VERSION     := $(shell cat $(CURDIR)/VERSION)
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+PKG_CONFIG  ?= pkg-config
+INSTALL     ?= install
+UDEVDIR     ?= $(or $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null),/usr/lib/udev)
+SYSUSERSDIR ?= $(or $(shell $(PKG_CONFIG) --variable=sysusersdir systemd 2>/dev/null),/usr/lib/sysusers.d)
+KVER        ?= $(shell uname -r)
+MODULE_INSTALL ?= $(if $(DESTDIR),none,$(if $(shell command -v dkms),dkms,kbuild))
+DKMS_SRCDIR := /usr/src/kmem_ro-$(VERSION)
+DKMS_DRIVER := driver/Kbuild $(wildcard driver/*.h) \
+	       $(filter-out %.mod.c,$(wildcard driver/*.c))
+MANPAGES    := $(wildcard man/*.[1-8])
+MODDIR      := /lib/modules/$(KVER)/extra
+DIRS        := PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+
+install: lib tools
+	$(MAKE) -C libkmemdev install $(DIRS)
+	$(MAKE) -C tools install $(DIRS)
+	@set -e; for p in $(MANPAGES); do \
+		d=$(DESTDIR)$(MANDIR)/man$${p##*.}; \
+		echo "$(INSTALL) -m 0644 $$p $$d"; \
+		$(INSTALL) -d $$d; $(INSTALL) -m 0644 $$p $$d; \
+	done
+	$(INSTALL) -D -m 0644 udev/60-kmem_ro.rules $(DESTDIR)$(UDEVDIR)/rules.d/60-kmem_ro.rules
+	$(INSTALL) -D -m 0644 udev/kmem_ro.sysusers $(DESTDIR)$(SYSUSERSDIR)/kmem_ro.conf
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRCDIR)/driver $(DESTDIR)$(DKMS_SRCDIR)/uapi
+	$(INSTALL) -m 0644 $(DKMS_DRIVER) $(DESTDIR)$(DKMS_SRCDIR)/driver
+	$(INSTALL) -m 0644 $(wildcard uapi/*.h) $(DESTDIR)$(DKMS_SRCDIR)/uapi
+	$(INSTALL) -m 0644 dkms/Makefile $(DESTDIR)$(DKMS_SRCDIR)/Makefile
+	sed 's|@VERSION@|$(VERSION)|g' dkms/dkms.conf.in > $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
+	chmod 0644 $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
+	@# The group before udev applies the rule; sysusers.d makes it at boot.
+	@set -e; if [ -z "$(DESTDIR)" ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $(SYSUSERSDIR)/kmem_ro.conf"; \
+			systemd-sysusers $(SYSUSERSDIR)/kmem_ro.conf; \
+		elif ! getent group kmem_ro >/dev/null; then \
+			echo "groupadd --system kmem_ro"; groupadd --system kmem_ro; \
+		fi; \
+		ldconfig; \
+		if command -v udevadm >/dev/null && [ -d /run/udev ]; then \
+			udevadm control --reload; \
+			udevadm trigger --subsystem-match=misc --sysname-match=kmem_ro; \
+		fi; \
+	fi
+	@set -e; case "$(MODULE_INSTALL)" in \
+	dkms)	[ -z "$(DESTDIR)" ] || { echo "install: MODULE_INSTALL=dkms registers the module on this host: not with DESTDIR" >&2; exit 1; }; \
+		if dkms status kmem_ro/$(VERSION) | grep -q .; then \
+			echo "dkms remove kmem_ro/$(VERSION) --all"; dkms remove kmem_ro/$(VERSION) --all; \
+		fi; \
+		echo "dkms add/build/install kmem_ro/$(VERSION) -k $(KVER)"; \
+		dkms add kmem_ro/$(VERSION); \
+		dkms build kmem_ro/$(VERSION) -k $(KVER); \
+		dkms install kmem_ro/$(VERSION) -k $(KVER) ;; \
+	kbuild)	b=$(BUILD)/install-$(KVER); rm -rf $$b; mkdir -p $(BUILD); \
+		cp -r $(DESTDIR)$(DKMS_SRCDIR) $$b; \
+		$(MAKE) -C $$b KVER=$(KVER) modules; \
+		echo "$(INSTALL) -D -m 0644 $$b/driver/kmem_ro.ko $(DESTDIR)$(MODDIR)/kmem_ro.ko"; \
+		$(INSTALL) -D -m 0644 $$b/driver/kmem_ro.ko $(DESTDIR)$(MODDIR)/kmem_ro.ko; \
+		if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); fi ;; \
+	none)	;; \
+	*)	echo "install: MODULE_INSTALL is dkms, kbuild or none" >&2; exit 1 ;; \
+	esac
+
+uninstall:
+	$(MAKE) -C tools uninstall $(DIRS)
+	$(MAKE) -C libkmemdev uninstall $(DIRS)
+	rm -f $(foreach p,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p)))
+	rm -f $(DESTDIR)$(UDEVDIR)/rules.d/60-kmem_ro.rules $(DESTDIR)$(SYSUSERSDIR)/kmem_ro.conf
+	@# The group stays: files may still belong to it (groupdel kmem_ro).
+	@set -e; if [ -z "$(DESTDIR)" ]; then \
+		if command -v dkms >/dev/null && dkms status kmem_ro/$(VERSION) | grep -q .; then \
+			echo "dkms remove kmem_ro/$(VERSION) --all"; dkms remove kmem_ro/$(VERSION) --all; \
+		fi; \
+		ldconfig; \
+	fi
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+	@set -e; if [ -e $(DESTDIR)$(MODDIR)/kmem_ro.ko ]; then \
+		echo "rm -f $(DESTDIR)$(MODDIR)/kmem_ro.ko"; rm -f $(DESTDIR)$(MODDIR)/kmem_ro.ko; \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MODDIR); \
+		if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); fi; \
+	fi
+
+.PHONY: install uninstall
 
 clean:
 	$(MAKE) -C libkmemdev clean
@@ -87,4 +227,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps module lib tools test-modules sparse vm-binaries check-unit check-vm check bench demo clean
+.PHONY: all deps host-deps module lib tools test-modules sparse vm-binaries vm-root check-unit check-vm check check-debug bench fuzz stress demo clean

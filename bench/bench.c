@@ -18,10 +18,11 @@ uint64_t bench_ns(void)
 }
 
 /* Syscall-entry stops of a child running fn(arg, n), after it stops itself. */
-static long count_syscalls(void (*fn)(void *, long), void *arg, long n)
+long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
+		    int *status)
 {
 	long calls = 0;
-	int status, entering = 1;
+	int st, entering = 1;
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -33,16 +34,19 @@ static long count_syscalls(void (*fn)(void *, long), void *arg, long n)
 		fn(arg, n);
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
 		return -1;
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD);
 	for (;;) {
 		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) ||
-		    waitpid(pid, &status, 0) != pid)
+		    waitpid(pid, &st, 0) != pid)
 			return -1;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (status)
+				*status = st;
 			return calls;
-		if (WIFSTOPPED(status) && WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
 			calls += entering;
 			entering = !entering;
 		}
@@ -51,7 +55,8 @@ static long count_syscalls(void (*fn)(void *, long), void *arg, long n)
 
 double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n)
 {
-	long with = count_syscalls(fn, arg, n), base = count_syscalls(fn, arg, 0);
+	long with = bench_syscalls(fn, arg, n, NULL);
+	long base = bench_syscalls(fn, arg, 0, NULL);
 
 	if (with < 0 || base < 0 || n <= 0)
 		return -1;

@@ -13,6 +13,14 @@
 uint64_t bench_ns(void);
 
 /*
+ * Run @fn(@arg, @n) in a traced child (which may exec) and return the
+ * number of system calls it made, -1 if tracing failed; its wait status
+ * goes to *@status unless NULL.  Signals it gets are not delivered.
+ */
+long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
+		    int *status);
+
+/*
  * Run @fn(@arg, @n) in a traced child and return the number of system
  * calls it made per unit of @n: (calls(n) - calls(0)) / n.  Exact, unlike
  * timing, and independent of the machine's noise.

@@ -34,6 +34,18 @@ long kmem_ro_walk_ioctl(void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_probe_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
 void kmem_ro_probe_release(struct file *file);
+int kmem_ro_probe_init(void);
+void kmem_ro_probe_exit(void);
+unsigned int kmem_ro_probe_count(struct file *file);
+int kmem_ro_probe_for_each_hits(struct file *file,
+				int (*fn)(void *arg, unsigned int idx, unsigned int nr,
+					  u64 id, u64 hits),
+				void *arg);
+
+int kmem_ro_events_init(void);
+void kmem_ro_events_exit(void);
+long kmem_ro_events_snapshot_ioctl(struct file *file, void __user *uarg);
+void kmem_ro_events_release(struct file *file);
 
 int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 		   const void __user *uarg, u64 *usize);

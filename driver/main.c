@@ -42,6 +42,7 @@ static int kmem_ro_open(struct inode *inode, struct file *file)
 
 static int kmem_ro_release(struct inode *inode, struct file *file)
 {
+	kmem_ro_events_release(file);	/* its snapshots read the probes */
 	kmem_ro_probe_release(file);
 	return 0;
 }
@@ -60,6 +61,8 @@ static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 		return kmem_ro_walk_ioctl(uarg);
 	case KMEM_RO_IOC_PAGEMAP:
 		return kmem_ro_pagemap_ioctl(file, uarg);
+	case KMEM_RO_IOC_EVENTS_SNAPSHOT:
+		return kmem_ro_events_snapshot_ioctl(file, uarg);
 	}
 	return kmem_ro_probe_ioctl(file, cmd, uarg);
 }
@@ -88,12 +91,29 @@ static int __init kmem_ro_init(void)
 	err = kmem_ro_info_init();
 	if (err)
 		return err;
-	return misc_register(&kmem_ro_miscdev);
+	err = kmem_ro_events_init();
+	if (err)
+		return err;
+	err = kmem_ro_probe_init();
+	if (err)
+		goto out_events;
+	err = misc_register(&kmem_ro_miscdev);
+	if (err)
+		goto out_probes;
+	return 0;
+
+out_probes:
+	kmem_ro_probe_exit();
+out_events:
+	kmem_ro_events_exit();
+	return err;
 }
 
 static void __exit kmem_ro_exit(void)
 {
 	misc_deregister(&kmem_ro_miscdev);
+	kmem_ro_probe_exit();
+	kmem_ro_events_exit();
 }
 
 module_init(kmem_ro_init);

@@ -20,6 +20,7 @@
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
@@ -30,8 +31,12 @@
 
 #include "internal.h"
 
-/* One PMD's worth of entries, as fs/proc/task_mmu.c: a slab page, cheap */
-#define PM_KBUF_BYTES	PAGE_SIZE
+/*
+ * Entries gathered per mmap lock hold.  fs/proc/task_mmu.c takes one PMD's
+ * worth (4 KiB); 16 PMDs per lock, find_vma() and copy_to_user() take the
+ * fixed cost per page down without holding the lock much longer.
+ */
+#define PM_KBUF_BYTES	SZ_64K
 
 struct kmem_ro_pm {
 	bool runs;
@@ -61,6 +66,25 @@ static bool pm_room(struct kmem_ro_pm *pm)
 }
 
 /*
+ * Flat entries for @n pages: the bounds are checked once per call, not
+ * per page, and the loop keeps everything in registers -- this is the
+ * per-page cost of the dense case.
+ */
+static bool pm_emit_flat(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags,
+			 u64 step)
+{
+	u64 *out = pm->kbuf.flat + pm->kcount;
+	u64 room = min_t(u64, pm->kcap - pm->kcount, pm->ucap - pm->uused - pm->kcount);
+	unsigned long i, m = min_t(u64, n, room);
+
+	for (i = 0; i < m; i++, frame += step)
+		out[i] = (frame & KMEM_RO_PM_FRAME_MASK) | flags;
+	pm->kcount += m;
+	pm->addr += m << PAGE_SHIFT;
+	return m == n || pm_room(pm);	/* pm_room() marks a full user buffer */
+}
+
+/*
  * Describe @n pages from pm->addr: the first has @frame, each next one
  * @step more (0 for pages without a frame).  Returns false when a buffer
  * filled first; pm->addr says how far it got.
@@ -74,14 +98,8 @@ static bool pm_emit(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags
 		frame = 0;
 		step = 0;
 	}
-	if (!pm->runs) {
-		for (; n; n--, frame += step, pm->addr += PAGE_SIZE) {
-			if (!pm_room(pm))
-				return false;
-			pm->kbuf.flat[pm->kcount++] = (frame & KMEM_RO_PM_FRAME_MASK) | flags;
-		}
-		return true;
-	}
+	if (!pm->runs)
+		return pm_emit_flat(pm, n, frame, flags, step);
 	if (o->pages && o->flags == flags && pm->open_step == step &&
 	    o->frame + o->pages * step == frame) {
 		o->pages += n;
@@ -434,12 +452,12 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	mm = pm_get_mm(a.pid);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
-	pm.kbuf.ptr = kmalloc(PM_KBUF_BYTES, GFP_KERNEL);
+	pm.kcap = min_t(u64, a.buf_size, PM_KBUF_BYTES) / item;
+	pm.kbuf.ptr = kvmalloc_array(pm.kcap, item, GFP_KERNEL);
 	if (!pm.kbuf.ptr) {
 		err = -ENOMEM;
 		goto out_mmput;
 	}
-	pm.kcap = PM_KBUF_BYTES / item;
 	pm.ucap = a.buf_size / item;
 	pm.show_pfn = file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
 	pm.addr = a.start;
@@ -466,7 +484,7 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	a.walk_end = pm.runs && pm.open.pages ? pm.open.start : pm.addr;
 	err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 out_free:
-	kfree(pm.kbuf.ptr);
+	kvfree(pm.kbuf.ptr);
 out_mmput:
 	mmput(mm);
 	return err;

@@ -13,6 +13,17 @@
  * kprobes.  A filter must never become empty while its ops is registered
  * (an empty filter traces every function), so the ops is unregistered
  * before its last probe leaves the filter.
+ *
+ * Module unload: ftrace forgets a module's functions once the
+ * MODULE_STATE_GOING notifiers have run, and cleans only its own tracer's
+ * filters.  An address left in ours could then never be removed
+ * (ftrace_set_filter_ips() refuses what is no longer a function, failing
+ * the whole batch) and would trace whatever code is loaded there next.  So,
+ * as kprobes does with its own, a module notifier takes the probes in a
+ * going module's text (and, once a module is live, in its freed init text)
+ * out of the filter while ftrace still knows them and marks them
+ * KMEM_RO_PROBE_GONE; until that text is gone for good no new probe may go
+ * there.  Probes do not pin a module, as kprobes do not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,13 +34,16 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <asm/ibt.h>
+#include <asm/insn.h>
 
 #include <kmem_ro.h>
 
@@ -40,7 +54,7 @@
 
 /* Internal flag: already named by the ids of the current call. */
 #define PROBE_PICKED	(1U << 31)
-#define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE)
+#define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE | KMEM_RO_PROBE_GONE)
 
 struct kmem_ro_probe {
 	struct rhash_head node;
@@ -67,10 +81,19 @@ struct kmem_ro_probe_set {
 	struct list_head sets;
 };
 
+/* Not the default memcmp(): the ftrace callback must call nothing traceable. */
+static int notrace kmem_ro_probe_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct kmem_ro_probe *p = obj;
+
+	return p->key != *(const unsigned long *)arg->key;
+}
+
 static const struct rhashtable_params kmem_ro_probe_params = {
 	.key_len = sizeof(unsigned long),
 	.key_offset = offsetof(struct kmem_ro_probe, key),
 	.head_offset = offsetof(struct kmem_ro_probe, node),
+	.obj_cmpfn = kmem_ro_probe_cmp,
 	.automatic_shrinking = true,
 };
 
@@ -79,8 +102,48 @@ static LIST_HEAD(kmem_ro_sets);
 static DEFINE_MUTEX(kmem_ro_sets_lock);
 
 /*
+ * Module text that takes no new probe: all of a going module's, a live
+ * module's init text.  Between the notifier and ftrace forgetting the
+ * functions, ftrace would still accept them.  By module name: a module of
+ * that name cannot load again before the going one is freed, and its
+ * COMING notification ends the entry.
+ */
+struct kmem_ro_dead_text {
+	struct list_head list;
+	char name[MODULE_NAME_LEN];
+	unsigned long start, end;	/* the dead range; 0, 0: all of it */
+};
+
+static LIST_HEAD(kmem_ro_dead);
+static DEFINE_MUTEX(kmem_ro_dead_lock);	/* innermost: taken under set->lock */
+
+/*
+ * A lookup from the ftrace callback, whose recursion lock keeps preemption
+ * off: a reader that synchronize_rcu() waits for.  No rcu_read_lock(): on
+ * PREEMPT_RCU kernels it calls __rcu_read_lock(), itself traceable, so a
+ * probe there would count our own lookups (and, before the recursion lock,
+ * recursed until the stack overflowed).  Lockdep accepts no other reader
+ * for rhashtable_lookup(), so PROVE_RCU kernels take it anyway.
+ */
+static __always_inline struct kmem_ro_probe *
+kmem_ro_probe_find(struct kmem_ro_probe_set *set, unsigned long key)
+{
+	struct kmem_ro_probe *p;
+
+	if (!IS_ENABLED(CONFIG_PROVE_RCU))
+		return rhashtable_lookup(&set->ht, &key, kmem_ro_probe_params);
+	rcu_read_lock();
+	p = rhashtable_lookup(&set->ht, &key, kmem_ro_probe_params);
+	rcu_read_unlock();
+	return p;
+}
+
+/*
  * The ip ftrace hands us is the patched call site: the function address,
- * or just past its ENDBR64 on IBT kernels (6.12).
+ * or just past its ENDBR64 on IBT kernels (6.12).  Everything the callback
+ * calls may be probed too: the recursion lock comes first.  A hit where
+ * RCU is not watching (idle, entry code) is not counted: synchronize_rcu()
+ * would not wait for that lookup before a deleted probe is freed.
  */
 static void notrace kmem_ro_probe_ftrace(unsigned long ip, unsigned long parent_ip,
 					 struct ftrace_ops *ops,
@@ -88,15 +151,21 @@ static void notrace kmem_ro_probe_ftrace(unsigned long ip, unsigned long parent_
 {
 	struct kmem_ro_probe_set *set = container_of(ops, struct kmem_ro_probe_set, ops);
 	struct kmem_ro_probe *p;
+	int bit;
 
-	p = rhashtable_lookup_fast(&set->ht, &ip, kmem_ro_probe_params);
-	if (ENDBR_INSN_SIZE && (!p || p->flags & KMEM_RO_PROBE_KPROBE)) {
-		ip -= ENDBR_INSN_SIZE;
-		p = rhashtable_lookup_fast(&set->ht, &ip, kmem_ro_probe_params);
-	}
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	if (!rcu_is_watching())
+		goto out;
+	p = kmem_ro_probe_find(set, ip);
+	if (ENDBR_INSN_SIZE && (!p || p->flags & KMEM_RO_PROBE_KPROBE))
+		p = kmem_ro_probe_find(set, ip - ENDBR_INSN_SIZE);
 	if (p && (READ_ONCE(p->flags) & (KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE)) ==
 		 KMEM_RO_PROBE_ENABLED)
 		this_cpu_inc(*p->hits);
+out:
+	ftrace_test_recursion_unlock(bit);
 }
 
 static int kmem_ro_probe_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
@@ -165,16 +234,14 @@ static int kmem_ro_ftrace_disable(struct kmem_ro_probe_set *set,
 {
 	unsigned long *ips;
 	unsigned int i;
-	int err = 0;
 
 	if (!n)
 		return 0;
 	ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
-	if (!ips)
-		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		WRITE_ONCE(probes[i]->flags, probes[i]->flags & ~KMEM_RO_PROBE_ENABLED);
-		ips[i] = probes[i]->addr;
+		if (ips)
+			ips[i] = probes[i]->addr;
 	}
 	set->ftrace_enabled -= n;
 	/* never an empty filter on a registered ops: it would trace all */
@@ -182,9 +249,17 @@ static int kmem_ro_ftrace_disable(struct kmem_ro_probe_set *set,
 		unregister_ftrace_function(&set->ops);
 		set->ops_on = false;
 	}
-	err = ftrace_set_filter_ips(&set->ops, ips, n, 1, 0);
+	/*
+	 * One update for the batch; one per probe when memory is short or
+	 * the batch is refused, so that a disable never fails half done.  An
+	 * address ftrace still will not remove (out of memory) stays in the
+	 * filter, where the callback ignores it: the flag is clear.
+	 */
+	if (!ips || ftrace_set_filter_ips(&set->ops, ips, n, 1, 0))
+		for (i = 0; i < n; i++)
+			ftrace_set_filter_ip(&set->ops, probes[i]->addr, 1, 0);
 	kvfree(ips);
-	return err;
+	return 0;
 }
 
 /* ---- the set of one open file ---- */
@@ -216,6 +291,42 @@ out:
 	return set;
 }
 
+/* Is @addr in dead text of the module named at @mod ("name]")? */
+static bool kmem_ro_text_dead(const char *mod, unsigned long addr)
+{
+	size_t len = strcspn(mod, "] ");
+	struct kmem_ro_dead_text *d;
+	bool dead = false;
+
+	mutex_lock(&kmem_ro_dead_lock);
+	list_for_each_entry(d, &kmem_ro_dead, list) {
+		if (strlen(d->name) != len || strncmp(d->name, mod, len))
+			continue;
+		dead = !d->end || (addr >= d->start && addr < d->end);
+		break;
+	}
+	mutex_unlock(&kmem_ro_dead_lock);
+	return dead;
+}
+
+/*
+ * The kprobe optimizer (can_optimize()) decodes the whole function as
+ * kallsyms sizes it, reading up to MAX_INSN_SIZE bytes past its end, with
+ * no fault handler.  The last function of a module's text, or the one
+ * before the text/rodata gap the kernel frees, runs up to unmapped memory:
+ * a kprobe there oopses register_kprobe() (found by the fuzzer, 6.12).
+ */
+static bool kmem_ro_kprobe_decodable(unsigned long func, unsigned long size)
+{
+	unsigned long end = func + size + MAX_INSN_SIZE - 1, a;
+	char c;
+
+	for (a = func; a < end; a = (a | ~PAGE_MASK) + 1)
+		if (copy_from_kernel_nofault(&c, (void *)a, 1))
+			return false;
+	return !copy_from_kernel_nofault(&c, (void *)end, 1);
+}
+
 /*
  * Is @addr the start of a function, and @offset inside it?  The kernel's
  * own name for it is recorded: aliases share an address, so the caller's
@@ -223,7 +334,7 @@ out:
  */
 static int kmem_ro_probe_resolve(const struct kmem_ro_probe_spec *spec, char *name)
 {
-	char sym[KSYM_SYMBOL_LEN], *plus;
+	char sym[KSYM_SYMBOL_LEN], *plus, *mod;
 	unsigned long size;
 
 	if (strnlen(spec->name, sizeof(spec->name)) == sizeof(spec->name) ||
@@ -233,9 +344,16 @@ static int kmem_ro_probe_resolve(const struct kmem_ro_probe_spec *spec, char *na
 	plus = strstr(sym, "+0x0/");
 	if (!plus || sscanf(plus + 5, "%lx", &size) != 1)
 		return -ENOENT;
+	mod = strchr(plus, '[');
+	if (mod && kmem_ro_text_dead(mod + 1, spec->addr))
+		return -ENOENT;
 	*plus = '\0';
 	strscpy(name, sym, KMEM_RO_PROBE_NAME_LEN);
-	return spec->offset < size ? 0 : -EINVAL;
+	if (spec->offset >= size)
+		return -EINVAL;
+	if (spec->offset && !kmem_ro_kprobe_decodable(spec->addr, size))
+		return -EOPNOTSUPP;
+	return 0;
 }
 
 static void kmem_ro_probe_free(struct kmem_ro_probe *p)
@@ -247,42 +365,89 @@ static void kmem_ro_probe_free(struct kmem_ro_probe *p)
 /* Unhash and forget @p; the caller frees it after an RCU grace period. */
 static void kmem_ro_probe_forget(struct kmem_ro_probe_set *set, struct kmem_ro_probe *p)
 {
-	rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
+	if (!(p->flags & KMEM_RO_PROBE_GONE))	/* else unhashed already */
+		rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
 	idr_remove(&set->ids, p->id);
 	set->nr--;
 }
 
-/* One ADD step: PROBE_CHUNK specs and what becomes of them. */
+/*
+ * One ADD step: PROBE_CHUNK specs and what becomes of them.  A spec is
+ * checked (a function, not yet probed here, accepted by ftrace) before its
+ * probe exists: a refused spec costs no allocation and is never hashed, so
+ * nothing waits for a grace period.
+ */
 struct kmem_ro_probe_chunk {
 	struct kmem_ro_probe_spec specs[PROBE_CHUNK];
-	struct kmem_ro_probe *probes[PROBE_CHUNK];
+	char names[PROBE_CHUNK][KMEM_RO_PROBE_NAME_LEN];
 	s64 results[PROBE_CHUNK];
-	unsigned long ips[PROBE_CHUNK];
+	unsigned long ips[PROBE_CHUNK];		/* entry probes, for ftrace */
 	unsigned int idx[PROBE_CHUNK];
 	bool bad[PROBE_CHUNK];
-	struct kmem_ro_probe *dead[PROBE_CHUNK];	/* freed after a grace period */
-	unsigned int nr_dead;
 };
 
-/*
- * One spec: a new probe or -errno.  A kprobe is registered before it is
- * hashed, so a refused one is never seen by a lookup; entry probes are
- * validated for the whole chunk afterwards.
- */
-static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
-					       const struct kmem_ro_probe_spec *spec)
+/* 0 or -errno for one spec, its kernel name in @name. */
+static int kmem_ro_probe_check(struct kmem_ro_probe_set *set,
+			       const struct kmem_ro_probe_spec *spec, char *name)
 {
 	unsigned long key = spec->addr + spec->offset;
-	struct kmem_ro_probe *p;
-	int err, id;
-
-	char name[KMEM_RO_PROBE_NAME_LEN];
+	int err;
 
 	err = kmem_ro_probe_resolve(spec, name);
 	if (err)
-		return ERR_PTR(err);
+		return err;
 	if (rhashtable_lookup_fast(&set->ht, &key, kmem_ro_probe_params))
-		return ERR_PTR(-EEXIST);
+		return -EEXIST;
+	return 0;
+}
+
+/* Ask ftrace about the chunk's entry probes in one go. */
+static void kmem_ro_probe_check_entries(struct kmem_ro_probe_set *set,
+					struct kmem_ro_probe_chunk *c, unsigned int n)
+{
+	unsigned int k = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (!c->results[i] && !c->specs[i].offset) {
+			c->ips[k] = c->specs[i].addr;
+			c->bad[k] = false;
+			c->idx[k++] = i;
+		}
+	kmem_ro_ftrace_check(set, c->ips, c->bad, k);
+	for (i = 0; i < k; i++)
+		if (c->bad[i])
+			c->results[c->idx[i]] = -EOPNOTSUPP;
+}
+
+/*
+ * register_kprobe()'s refusals in the terms of uapi/kmem_ro.h: EILSEQ is an
+ * offset inside an instruction; EINVAL, once resolve() has passed, a place
+ * kprobes never probes (blacklist, noinstr, jump label, static call, BUG,
+ * alternative).
+ */
+static int kmem_ro_kprobe_errno(int err)
+{
+	switch (err) {
+	case -EILSEQ:
+		return -EINVAL;
+	case -EINVAL:
+		return -EOPNOTSUPP;
+	}
+	return err;
+}
+
+/*
+ * The probe for a checked spec, or -errno.  A kprobe is registered before
+ * it is hashed, so a refused one is never seen by a lookup.  EEXIST here is
+ * the same place named twice in one chunk.
+ */
+static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
+					       const struct kmem_ro_probe_spec *spec,
+					       const char *name)
+{
+	struct kmem_ro_probe *p;
+	int err, id;
+
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
@@ -293,17 +458,19 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 	}
 	p->addr = spec->addr;
 	p->offset = spec->offset;
-	p->key = key;
+	p->key = spec->addr + spec->offset;
 	strscpy(p->name, name, sizeof(p->name));
 	if (p->offset) {
 		p->flags = KMEM_RO_PROBE_KPROBE;
-		p->kp.addr = (kprobe_opcode_t *)key;
+		p->kp.addr = (kprobe_opcode_t *)p->key;
 		p->kp.pre_handler = kmem_ro_probe_kprobe_hit;
 		if (!(spec->flags & KMEM_RO_PROBE_ENABLED))
 			p->kp.flags = KPROBE_FLAG_DISABLED;
 		err = register_kprobe(&p->kp);
-		if (err)
+		if (err) {
+			err = kmem_ro_kprobe_errno(err);
 			goto out_free;
+		}
 		if (spec->flags & KMEM_RO_PROBE_ENABLED)
 			p->flags |= KMEM_RO_PROBE_ENABLED;
 	}
@@ -313,7 +480,7 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 		goto out_unregister;
 	}
 	p->id = id;
-	err = rhashtable_insert_fast(&set->ht, &p->node, kmem_ro_probe_params);
+	err = rhashtable_lookup_insert_fast(&set->ht, &p->node, kmem_ro_probe_params);
 	if (err)
 		goto out_unid;
 	set->nr++;
@@ -326,40 +493,7 @@ out_unregister:
 		unregister_kprobe(&p->kp);
 out_free:
 	kmem_ro_probe_free(p);
-	/* register_kprobe(): EILSEQ is "not on an instruction boundary" */
-	return ERR_PTR(err == -EILSEQ ? -EINVAL : err);
-}
-
-/* Validate the chunk's entry probes in one go; bury the refused ones. */
-static void kmem_ro_probe_check_entries(struct kmem_ro_probe_set *set,
-					struct kmem_ro_probe_chunk *c, unsigned int n)
-{
-	unsigned int k = 0, i;
-
-	for (i = 0; i < n; i++)
-		if (c->probes[i] && !c->probes[i]->offset) {
-			c->ips[k] = c->probes[i]->addr;
-			c->bad[k] = false;
-			c->idx[k++] = i;
-		}
-	kmem_ro_ftrace_check(set, c->ips, c->bad, k);
-	for (i = 0; i < k; i++) {
-		if (!c->bad[i])
-			continue;
-		kmem_ro_probe_forget(set, c->probes[c->idx[i]]);
-		c->dead[c->nr_dead++] = c->probes[c->idx[i]];
-		c->probes[c->idx[i]] = NULL;
-		c->results[c->idx[i]] = -EOPNOTSUPP;
-	}
-}
-
-static void kmem_ro_probe_bury(struct kmem_ro_probe_chunk *c)
-{
-	if (!c->nr_dead)
-		return;
-	synchronize_rcu();	/* a lookup may still walk past them */
-	while (c->nr_dead)
-		kmem_ro_probe_free(c->dead[--c->nr_dead]);
+	return ERR_PTR(err);
 }
 
 static long kmem_ro_probe_add(struct file *file, void __user *uarg)
@@ -371,7 +505,7 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 	struct kmem_ro_probe_add a;
 	unsigned int done, n, i, nr_enable = 0;
 	u64 usize;
-	int err;
+	int err, ret;
 
 	err = kmem_ro_arg_in(&a, sizeof(a), KMEM_RO_PROBE_ADD_SIZE_VER0, uarg, &usize);
 	if (err)
@@ -401,30 +535,37 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 			err = -EFAULT;
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			c->probes[i] = kmem_ro_probe_new(set, &c->specs[i]);
-			c->results[i] = IS_ERR(c->probes[i]) ? PTR_ERR(c->probes[i]) : 0;
-			if (IS_ERR(c->probes[i]))
-				c->probes[i] = NULL;
-		}
+		for (i = 0; i < n; i++)
+			c->results[i] = kmem_ro_probe_check(set, &c->specs[i], c->names[i]);
 		kmem_ro_probe_check_entries(set, c, n);
-		kmem_ro_probe_bury(c);
 		for (i = 0; i < n; i++) {
-			if (!c->probes[i])
+			struct kmem_ro_probe *p;
+
+			if (c->results[i])
 				continue;
-			c->results[i] = c->probes[i]->id;
+			p = kmem_ro_probe_new(set, &c->specs[i], c->names[i]);
+			if (IS_ERR(p)) {
+				c->results[i] = PTR_ERR(p);
+				continue;
+			}
+			c->results[i] = p->id;
 			a.added++;
-			if (!c->probes[i]->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED))
-				enable[nr_enable++] = c->probes[i];
+			if (!p->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED))
+				enable[nr_enable++] = p;
 		}
 		for (i = 0; i < n && !err; i++)
 			if (put_user(c->results[i], &uspecs[done + i].result))
 				err = -EFAULT;
 		cond_resched();
 	}
-	/* one filter update for the whole call */
+	/*
+	 * One filter update for the whole call, also after an EFAULT: the
+	 * probes added so far stay (LIST shows them) and must be in the state
+	 * their specs asked for, as kprobes already are.
+	 */
+	ret = kmem_ro_ftrace_enable(set, enable, nr_enable);
 	if (!err)
-		err = kmem_ro_ftrace_enable(set, enable, nr_enable);
+		err = ret;
 	mutex_unlock(&set->lock);
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
@@ -516,7 +657,7 @@ static int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct kmem_ro_pr
 	for (i = 0; i < n && !err; i++) {
 		bool is_on = p[i]->flags & KMEM_RO_PROBE_ENABLED;
 
-		if (is_on == on)
+		if (is_on == on || (p[i]->flags & KMEM_RO_PROBE_GONE))
 			continue;
 		if (!p[i]->offset) {
 			entry[k++] = p[i];
@@ -688,6 +829,204 @@ static long kmem_ro_probe_list(struct file *file, void __user *uarg)
 	if (err)
 		return err;
 	return kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
+}
+
+/**
+ * kmem_ro_probe_count() - how many probes a file has
+ * @file: the open device
+ *
+ * Return: the number of probes, 0 when the file never added one.
+ */
+unsigned int kmem_ro_probe_count(struct file *file)
+{
+	struct kmem_ro_probe_set *set = kmem_ro_probe_set(file, false);
+	unsigned int nr;
+
+	if (!set)
+		return 0;
+	mutex_lock(&set->lock);
+	nr = set->nr;
+	mutex_unlock(&set->lock);
+	return nr;
+}
+
+/**
+ * kmem_ro_probe_for_each_hits() - a file's probes and hit counts, in id order
+ * @file: the open device
+ * @fn: called for each probe with @arg, its index, the number of probes, its
+ *	id and its hit count (summed as STATS sums it); a non-zero return
+ *	ends the walk
+ * @arg: passed to @fn
+ *
+ * The probe set is locked for the whole walk: @fn sees one consistent set
+ * and may sleep, but must not call back into the file's probes.
+ *
+ * Return: 0, or what @fn returned to end the walk.
+ */
+int kmem_ro_probe_for_each_hits(struct file *file,
+				int (*fn)(void *arg, unsigned int idx, unsigned int nr,
+					  u64 id, u64 hits),
+				void *arg)
+{
+	struct kmem_ro_probe_set *set = kmem_ro_probe_set(file, false);
+	struct kmem_ro_probe *p;
+	unsigned int idx = 0;
+	int id, err = 0;
+
+	if (!set)
+		return 0;
+	mutex_lock(&set->lock);
+	idr_for_each_entry(&set->ids, p, id) {
+		err = fn(arg, idx++, set->nr, p->id, kmem_ro_probe_hits(p, false));
+		if (err)
+			break;
+	}
+	mutex_unlock(&set->lock);
+	return err;
+}
+
+/* ---- module unload ---- */
+
+/* Where @mod's init text was: dead once the module is live. */
+static void kmem_ro_mod_init_text(const struct module *mod, unsigned long *start,
+				  unsigned long *end)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	*start = (unsigned long)mod->mem[MOD_INIT_TEXT].base;
+	*end = *start + mod->mem[MOD_INIT_TEXT].size;
+#else
+	*start = (unsigned long)mod->init_layout.base;
+	*end = *start + mod->init_layout.size;
+#endif
+}
+
+/*
+ * Record @mod's dead text (all of it, or its init text) in place of what
+ * an earlier state left; with @dead false, only forget it (a new instance).
+ */
+static void kmem_ro_text_died(const struct module *mod, bool dead, bool all)
+{
+	struct kmem_ro_dead_text *d, *tmp, *new = NULL;
+
+	if (dead) {
+		/* without memory, only the short window before ftrace forgets stays open */
+		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		if (new) {
+			strscpy(new->name, mod->name, sizeof(new->name));
+			if (!all)
+				kmem_ro_mod_init_text(mod, &new->start, &new->end);
+		}
+		if (new && !all && new->start == new->end) {	/* no init text */
+			kfree(new);
+			return;
+		}
+	}
+	mutex_lock(&kmem_ro_dead_lock);
+	list_for_each_entry_safe(d, tmp, &kmem_ro_dead, list)
+		if (!strcmp(d->name, mod->name)) {
+			list_del(&d->list);
+			kfree(d);
+		}
+	if (new)
+		list_add(&new->list, &kmem_ro_dead);
+	mutex_unlock(&kmem_ro_dead_lock);
+}
+
+static bool kmem_ro_probe_dies(const struct kmem_ro_probe *p, const struct module *mod,
+			       bool all)
+{
+	if (p->flags & KMEM_RO_PROBE_GONE)
+		return false;
+	return all ? within_module(p->addr, mod) : within_module_init(p->addr, mod);
+}
+
+/* Take @set's probes in @mod's text (@all) or init text out of service. */
+static void kmem_ro_probe_set_gone(struct kmem_ro_probe_set *set, const struct module *mod,
+				   bool all)
+{
+	struct kmem_ro_probe **entry = NULL, *p;
+	unsigned int n = 0, k = 0;
+	int id;
+
+	mutex_lock(&set->lock);
+	idr_for_each_entry(&set->ids, p, id)
+		n += kmem_ro_probe_dies(p, mod, all);
+	if (!n)
+		goto out;
+	/* one filter update for them all; without memory, one each */
+	entry = kvmalloc_array(n, sizeof(*entry), GFP_KERNEL);
+	idr_for_each_entry(&set->ids, p, id) {
+		if (!kmem_ro_probe_dies(p, mod, all) || p->offset ||
+		    !(p->flags & KMEM_RO_PROBE_ENABLED))
+			continue;
+		if (entry)
+			entry[k++] = p;
+		else
+			kmem_ro_ftrace_disable(set, &p, 1);
+	}
+	kmem_ro_ftrace_disable(set, entry, k);
+	/* kprobes kill their own; lookups may still find these until DEL */
+	idr_for_each_entry(&set->ids, p, id) {
+		if (!kmem_ro_probe_dies(p, mod, all))
+			continue;
+		rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
+		WRITE_ONCE(p->flags, (p->flags & ~KMEM_RO_PROBE_ENABLED) | KMEM_RO_PROBE_GONE);
+	}
+	kvfree(entry);
+out:
+	mutex_unlock(&set->lock);
+}
+
+/*
+ * GOING runs before ftrace forgets the module's functions, LIVE before it
+ * forgets the init functions: both while our filters can still drop them.
+ */
+static int kmem_ro_probe_module_cb(struct notifier_block *nb, unsigned long state,
+				   void *data)
+{
+	struct kmem_ro_probe_set *set;
+	struct module *mod = data;
+	bool all = state == MODULE_STATE_GOING;
+
+	if (state == MODULE_STATE_COMING) {
+		kmem_ro_text_died(mod, false, false);
+		return NOTIFY_DONE;
+	}
+	if (state != MODULE_STATE_LIVE && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	/* first: an ADD from now on refuses this text; one before, we clean */
+	kmem_ro_text_died(mod, true, all);
+	mutex_lock(&kmem_ro_sets_lock);
+	list_for_each_entry(set, &kmem_ro_sets, sets)
+		kmem_ro_probe_set_gone(set, mod, all);
+	mutex_unlock(&kmem_ro_sets_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kmem_ro_probe_module_nb = {
+	.notifier_call = kmem_ro_probe_module_cb,
+};
+
+/**
+ * kmem_ro_probe_init() - follow module loads and unloads for the probes
+ *
+ * Return: 0 or a negative errno.
+ */
+int kmem_ro_probe_init(void)
+{
+	return register_module_notifier(&kmem_ro_probe_module_nb);
+}
+
+/**
+ * kmem_ro_probe_exit() - stop following modules; no file is open any more
+ */
+void kmem_ro_probe_exit(void)
+{
+	struct kmem_ro_dead_text *d, *tmp;
+
+	unregister_module_notifier(&kmem_ro_probe_module_nb);
+	list_for_each_entry_safe(d, tmp, &kmem_ro_dead, list)
+		kfree(d);
 }
 
 /**

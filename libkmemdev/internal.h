@@ -181,6 +181,12 @@ KMEMDEV_INTERNAL int kmemdev__symtab_nearest(const struct kmemdev_symtab *tab,
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);
 
 /*
+ * Forget the symbol table (module events): the next lookup reads
+ * /proc/kallsyms again.  Pointers into the old table become invalid.
+ */
+KMEMDEV_INTERNAL void kmemdev__symbols_invalidate(struct kmemdev *h);
+
+/*
  * Pure address translation, the address model of uapi/kmem_ro.h: where
  * [kaddr, kaddr + len) lives in physical memory, and which of the nr ranges
  * in ram (sorted by start, non-overlapping) holds all of it once each range

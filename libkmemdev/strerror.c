@@ -20,7 +20,9 @@ static const char *kmemdev_text(int err)
 	case EPERM:
 		return "not permitted: kernel lockdown (confidentiality) "
 		       "forbids reading kernel memory, or the module requires "
-		       "CAP_SYS_RAWIO (require_rawio)";
+		       "CAP_SYS_RAWIO (require_rawio); probes and snapshots "
+		       "need CAP_PERFMON or CAP_SYS_ADMIN, watching events "
+		       "CAP_SYS_ADMIN";
 	case EPROTO:
 		return "driver/library ABI mismatch: the kmem_ro driver does "
 		       "not offer the INFO handshake of ABI version 1 or later";

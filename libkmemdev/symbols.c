@@ -6,7 +6,9 @@
  * "ffffffffc0a01000 t foo_init\t[foo]".  A full kernel with modules has
  * ~200k of them, so lookups are binary searches over two sorted views
  * instead of a scan.  The table is built once per handle under its mutex
- * and never changes afterwards, so lookups need no lock.
+ * and never changes afterwards, so lookups need no lock.  Only an event
+ * stream bound to the handle drops it (kmemdev__symbols_invalidate()), at
+ * a time its caller guarantees no lookup runs (see kmemdev.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -400,6 +402,15 @@ static int symbols(struct kmemdev *h, const struct kmemdev_symtab **tab)
 	pthread_mutex_unlock(&h->sym_lock);
 	*tab = &h->syms;
 	return err;
+}
+
+void kmemdev__symbols_invalidate(struct kmemdev *h)
+{
+	pthread_mutex_lock(&h->sym_lock);
+	kmemdev__symtab_free(&h->syms);
+	h->sym_loaded = false;
+	h->sym_err = 0;
+	pthread_mutex_unlock(&h->sym_lock);
 }
 
 void kmemdev__symbols_release(struct kmemdev *h)

@@ -38,7 +38,16 @@ declare -A NEED=(
 	[flex]=flex
 	[bison]=bison
 	[strace]=strace
+	[/usr/lib/python3/dist-packages/drgn/__init__.py]=python3-drgn
+	[groff]=groff-base
+	[man]=man-db
+	[modinfo]=kmod
+	[debootstrap]=debootstrap
 )
+
+# Only the VM suite and the man-page checks use these.
+TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
+	   python3-drgn groff-base man-db debootstrap)
 
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 
@@ -53,6 +62,8 @@ apt_update_once() {
 install_deps() {
 	local missing=() what
 	for what in "${!NEED[@]}"; do
+		# a real host needs no emulator, test root or test tools
+		[ -n "${HOST:-}" ] && [[ " ${TEST_ONLY[*]} " == *" ${NEED[$what]} "* ]] && continue
 		if [[ $what == /* ]]; then
 			[ -e "$what" ] && continue
 		else
@@ -127,7 +138,24 @@ fetch_one() {
 }
 
 install_deps
+# HOST=1: a real host builds and installs kmem_ro for its running kernel
+# (make host-deps): its headers and DKMS, and no test kernels.
+if [ -n "${HOST:-}" ]; then
+	pkgs=()
+	[ -e "/lib/modules/$(uname -r)/build/Makefile" ] || pkgs+=("linux-headers-$(uname -r)")
+	command -v dkms >/dev/null || pkgs+=(dkms)
+	if [ ${#pkgs[@]} -gt 0 ]; then
+		apt_update_once
+		log "installing ${pkgs[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${pkgs[@]}" >&2
+	fi
+	exit 0
+fi
 mkdir -p "$CACHE/kernels"
 for s in $SERIES; do
-	fetch_one "$s"
+	case $s in
+	*-debug) "$(dirname "$0")/build-debug-kernel.sh" ;;	# built, not fetched
+	*) fetch_one "$s" ;;
+	esac
 done

@@ -50,6 +50,7 @@
 #define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
 #define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
 #define KMEM_RO_FEAT_PROBES	(1ULL << 7)	/* KMEM_RO_IOC_PROBE_* */
+#define KMEM_RO_FEAT_EVENTS	(1ULL << 8)	/* kmem_ro_events.h, KMEM_RO_IOC_EVENTS_SNAPSHOT */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -384,10 +385,21 @@ struct kmem_ro_pagemap {
  * ftrace_ops per file filtered to exactly the probed functions, whose
  * callback finds the probe in a resizable hash (rhashtable): the cost per
  * hit does not grow with the number of probes.  Other offsets use kprobes.
+ * A function-entry hit is not counted where RCU is not watching the CPU
+ * (deep idle, early entry code) nor when it nests in the counting of
+ * another hit in the same context (ftrace's recursion protection).
  *
  * Adding, enabling and disabling need CAP_PERFMON or CAP_SYS_ADMIN besides
  * the fd (EPERM), and are refused where lockdown forbids kprobes
  * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
+ *
+ * Probes do not pin a module.  When a module is unloaded, its probes (and,
+ * once it has finished loading, the probes in its freed init code) are
+ * disabled and marked KMEM_RO_PROBE_GONE, as kprobes marks its own: they
+ * keep their id and hit count, never hit again, are skipped by ENABLE and
+ * stay until DEL or close.  A new probe may go where a gone one was, at
+ * the same address, once new code is loaded there; code being unloaded
+ * takes no new probe (ENOENT).
  */
 #define KMEM_RO_PROBE_NAME_LEN	128	/* symbol name, NUL included */
 #define KMEM_RO_PROBE_MAX_BATCH	65536	/* specs or ids per call; E2BIG beyond */
@@ -395,6 +407,7 @@ struct kmem_ro_pagemap {
 /* kmem_ro_probe_spec.flags and kmem_ro_probe_info.flags */
 #define KMEM_RO_PROBE_ENABLED	(1U << 0)	/* in: enable at once; out: enabled */
 #define KMEM_RO_PROBE_KPROBE	(1U << 1)	/* out: served by a kprobe, not ftrace */
+#define KMEM_RO_PROBE_GONE	(1U << 2)	/* out: its code was unloaded */
 
 /**
  * struct kmem_ro_probe_spec - one probe to add
@@ -405,10 +418,14 @@ struct kmem_ro_pagemap {
  *	bookkeeping: the driver records the kernel's name for @addr, which
  *	may be an alias of it)
  * @result: out: the probe id (> 0), or -errno for this spec only:
- *	ENOENT (@addr is not the start of a function), EEXIST (this file already
- *	probes that place), EINVAL (flags, @offset past the function or not on
- *	an instruction), EOPNOTSUPP (not probe-able: notrace, blacklisted),
- *	ENOMEM
+ *	ENOENT (@addr is not the start of a function, or is code being
+ *	unloaded), EEXIST (this file already probes that place, or this
+ *	call names it twice), EINVAL (flags, @offset past the function or
+ *	inside an instruction), EOPNOTSUPP (not probe-able: ftrace refuses
+ *	the function - notrace, noinstr - or, at an offset, kprobes refuses
+ *	the place - kprobe blacklist, jump label, static call, BUG, an
+ *	instruction it cannot step), ENOMEM; at an offset, any other error
+ *	of register_kprobe() as it is
  */
 struct kmem_ro_probe_spec {
 	__u64 addr;
@@ -475,7 +492,7 @@ struct kmem_ro_probe_ids {
  * @id: probe id, unique within its file
  * @addr: function address
  * @offset: bytes into the function
- * @flags: KMEM_RO_PROBE_ENABLED, KMEM_RO_PROBE_KPROBE
+ * @flags: KMEM_RO_PROBE_ENABLED, KMEM_RO_PROBE_KPROBE, KMEM_RO_PROBE_GONE
  * @owner: PID (init namespace) of the process that opened the file
  * @hits: hit count
  * @name: function name
@@ -520,5 +537,55 @@ struct kmem_ro_probe_list {
 #define KMEM_RO_IOC_PROBE_DEL		_IOWR(KMEM_RO_IOC_MAGIC, 0x13, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_STATS		_IOWR(KMEM_RO_IOC_MAGIC, 0x14, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_LIST		_IOWR(KMEM_RO_IOC_MAGIC, 0x15, struct kmem_ro_probe_list)
+
+/*
+ * Events (uapi/kmem_ro_events.h): a generic netlink family with module
+ * load/unload events and, on request of a probe owner, periodic snapshots
+ * of its probes' hit counts.  The requests below act on the open file's
+ * own probes; closing the file stops its snapshots.
+ */
+#define KMEM_RO_EVENTS_SNAPSHOT_MIN_MS	100		/* bounds the rate per file */
+#define KMEM_RO_EVENTS_SNAPSHOT_MAX_MS	3600000		/* one hour */
+
+/* kmem_ro_events_snapshot.flags */
+#define KMEM_RO_EVENTS_SNAPSHOT_STOP	(1ULL << 0)	/* stop this file's snapshots */
+
+/**
+ * struct kmem_ro_events_snapshot - KMEM_RO_IOC_EVENTS_SNAPSHOT argument
+ * @size: in: sizeof(struct kmem_ro_events_snapshot)
+ * @flags: in: 0 to start (or change the interval of) this file's
+ *	snapshots, KMEM_RO_EVENTS_SNAPSHOT_STOP to stop them
+ * @interval_ms: in: start: KMEM_RO_EVENTS_SNAPSHOT_MIN_MS to _MAX_MS, the
+ *	time between two snapshots, the first one interval after the call;
+ *	stop: 0
+ * @reserved0: in: must be 0
+ * @id: out: the stream id that every snapshot message carries
+ *	(KMEM_RO_EVENTS_A_SNAP_ID), unique while the module is loaded; the
+ *	same id when a running stream only changes its interval
+ * @reserved: in: must be 0
+ *
+ * Each snapshot sends the ids and hit counts of every probe the file has
+ * at that moment, in id order, to the KMEM_RO_EVENTS_MCGRP_SNAPSHOTS
+ * group, split into messages of at most KMEM_RO_EVENTS_SNAP_MAX_IDS
+ * probes.  Stopping (or closing the file) waits for a snapshot being sent:
+ * none of this file's follows once the call returns.
+ *
+ * Errors: EINVAL (flags, reserved, size, @interval_ms out of range, or not
+ * 0 with STOP), E2BIG (size), EFAULT, EPERM (start without CAP_PERFMON or
+ * CAP_SYS_ADMIN), ENOENT (start: this file has no probes; stop: it takes
+ * no snapshots), ENOMEM.
+ */
+struct kmem_ro_events_snapshot {
+	__u64 size;
+	__u64 flags;
+	__u32 interval_ms;
+	__u32 reserved0;
+	__u64 id;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0	48
+
+#define KMEM_RO_IOC_EVENTS_SNAPSHOT	_IOWR(KMEM_RO_IOC_MAGIC, 0x20, struct kmem_ro_events_snapshot)
 
 #endif /* _UAPI_LINUX_KMEM_RO_H */

@@ -10,8 +10,8 @@
  * A handle may be shared between threads.  Memory mapped by kmemdev_map()
  * stays mapped until kmemdev_close().  Symbol data comes from
  * /proc/kallsyms, read once per handle on first use (a snapshot: reopen the
- * handle to see modules loaded later); struct layouts from the kernel's BTF,
- * likewise.
+ * handle, or bind it to an event stream, kmemdev_events_open(), to see
+ * modules loaded later); struct layouts from the kernel's BTF, likewise.
  *
  * A handle reads through /dev/kmem_ro or, when the module is not loaded (or
  * on request), /proc/kcore: see KMEMDEV_BACKEND_* and, for what each
@@ -93,8 +93,10 @@ struct kmemdev_open_opts {
  * @module: module name for "name [module]" lines, NULL for vmlinux
  * @type: nm-style type letter as printed by kallsyms ('T', 't', 'D', ...)
  *
- * Owned by the handle and valid until kmemdev_close().  Allocated by the
- * library only, so fields may be appended in later versions.
+ * Owned by the handle and valid until kmemdev_close() (a handle bound to
+ * an event stream: until kmemdev_events_next() drops its symbols).
+ * Allocated by the library only, so fields may be appended in later
+ * versions.
  */
 struct kmemdev_sym {
 	uint64_t addr;
@@ -701,6 +703,178 @@ KMEMDEV_API int kmemdev_probe_glob(struct kmemdev *h, const char *pattern,
  * @return a non-empty, static, NUL-terminated string
  */
 KMEMDEV_API const char *kmemdev_strerror(int err);
+
+#ifdef KMEMDEV_HAVE_EVENTS
+/*
+ * Events (uapi/kmem_ro_events.h): module loads and unloads, and periodic
+ * hit-count snapshots of a handle's probes, pushed by the kernel over
+ * generic netlink.  Built only when libnl-genl was found at build time;
+ * kmemdev.pc then adds -DKMEMDEV_HAVE_EVENTS to the compiler flags.
+ *
+ * A stream (struct kmemdev_events) is one netlink socket: subscribe it to
+ * groups, then wait for events with kmemdev_events_next(), or poll() its
+ * kmemdev_events_fd() for POLLIN first.  One thread at a time per stream.
+ *
+ * Bound to a handle (kmemdev_events_open()'s @h), a stream keeps the
+ * handle's symbols current: each module event, and each overrun (a module
+ * event may be among the lost ones), drops the handle's symbol table, and
+ * the next lookup reads /proc/kallsyms again.  The pointers earlier
+ * lookups returned then become invalid, so kmemdev_events_next() on a
+ * bound stream must not run while another thread uses the handle's
+ * symbol functions or their results.
+ */
+#include "kmem_ro_events.h"
+
+#define KMEMDEV_EVENTS_MODULES		(1U << 0)	/* KMEM_RO_EVENTS_MCGRP_MODULES */
+#define KMEMDEV_EVENTS_SNAPSHOTS	(1U << 1)	/* KMEM_RO_EVENTS_MCGRP_SNAPSHOTS */
+
+/* struct kmemdev_event.type */
+#define KMEMDEV_EVENT_MODULE_LOADED	KMEM_RO_EVENTS_CMD_MODULE_LOADED
+#define KMEMDEV_EVENT_MODULE_UNLOADED	KMEM_RO_EVENTS_CMD_MODULE_UNLOADED
+#define KMEMDEV_EVENT_SNAPSHOT		KMEM_RO_EVENTS_CMD_SNAPSHOT
+
+/**
+ * struct kmemdev_event - one event, as kmemdev_events_next() returns it
+ * @type: KMEMDEV_EVENT_*
+ * @seq: number of the message in its group (a gap: messages were lost)
+ * @dropped: messages the driver dropped since it was loaded, all groups
+ * @module: MODULE_LOADED and MODULE_UNLOADED
+ * @module.name: the module's name
+ * @module.base: start of its core text, as /proc/modules shows it
+ * @module.size: bytes of its core memory, as /proc/modules shows it
+ * @module.text_size: bytes of core text from @module.base
+ * @snapshot: SNAPSHOT: one part of one snapshot of a probe owner's probes
+ * @snapshot.id: the stream, as kmemdev_events_snapshot() returned it
+ * @snapshot.tick: number of the snapshot in its stream, from 1
+ * @snapshot.time_ns: CLOCK_MONOTONIC time the counts were read
+ * @snapshot.owner: PID of the process that started the stream
+ * @snapshot.interval_ms: the stream's interval
+ * @snapshot.total: probes in the whole snapshot
+ * @snapshot.first: index of this part's first probe (complete when
+ *	@snapshot.first + @snapshot.count == @snapshot.total)
+ * @snapshot.count: entries in @snapshot.ids and @snapshot.counts
+ * @snapshot.ids: probe ids, ascending
+ * @snapshot.counts: hit counts, one per id
+ *
+ * Owned by the stream and valid until the next kmemdev_events_next() or
+ * kmemdev_events_close() on it; fields may be appended in later versions.
+ */
+struct kmemdev_event {
+	int type;
+	uint64_t seq;
+	uint64_t dropped;
+	union {
+		struct {
+			char name[64];
+			uint64_t base;
+			uint64_t size;
+			uint64_t text_size;
+		} module;
+		struct {
+			uint64_t id;
+			uint64_t tick;
+			uint64_t time_ns;
+			uint32_t owner;
+			uint32_t interval_ms;
+			uint32_t total;
+			uint32_t first;
+			uint32_t count;
+			const uint64_t *ids;
+			const uint64_t *counts;
+		} snapshot;
+	};
+};
+
+/** Opaque event stream. */
+struct kmemdev_events;
+
+/**
+ * @brief Open an event stream: a generic netlink socket that knows the
+ * kmem_ro family, subscribed to nothing yet.
+ *
+ * @param out receives the new stream; set to NULL on failure
+ * @param h handle whose symbols the stream keeps current (see above), or
+ *	NULL; it must outlive the stream
+ * @return 0 on success, negative errno otherwise: -ENOENT (no kmem_ro
+ *	family: the module is not loaded, or runs in another network
+ *	namespace), -EINVAL (@out NULL), -ENOMEM, or the socket's error
+ */
+KMEMDEV_API int kmemdev_events_open(struct kmemdev_events **out,
+				    struct kmemdev *h);
+
+/**
+ * @brief Join multicast groups.
+ *
+ * @param ev stream
+ * @param groups KMEMDEV_EVENTS_MODULES and/or KMEMDEV_EVENTS_SNAPSHOTS
+ * @return 0 on success, negative errno otherwise: -EPERM (joining needs
+ *	CAP_SYS_ADMIN), -EINVAL (no or unknown group bits), -EOPNOTSUPP
+ *	(the driver lacks the group)
+ */
+KMEMDEV_API int kmemdev_events_subscribe(struct kmemdev_events *ev,
+					 unsigned int groups);
+
+/**
+ * @brief The stream's socket, to poll() for POLLIN.
+ *
+ * @param ev stream
+ * @return a file descriptor owned by the stream, or -EINVAL
+ */
+KMEMDEV_API int kmemdev_events_fd(const struct kmemdev_events *ev);
+
+/**
+ * @brief Wait for the next event.
+ *
+ * Messages the library does not know (a newer driver's) are skipped.
+ *
+ * @param ev stream
+ * @param timeout_ms how long to wait: 0 not at all, -1 forever
+ * @param event receives the event (see struct kmemdev_event)
+ * @return 1 with an event, 0 on timeout, negative errno otherwise:
+ *	-ENOBUFS (the socket's buffer overflowed: events were lost; the
+ *	stream stays usable), -EINTR (a signal), -EPROTO (a malformed
+ *	message, skipped), -EINVAL
+ */
+KMEMDEV_API int kmemdev_events_next(struct kmemdev_events *ev, int timeout_ms,
+				    const struct kmemdev_event **event);
+
+/**
+ * @brief Ask the driver for its event counters (KMEM_RO_EVENTS_CMD_GET_INFO;
+ * no privilege needed, no subscription either).
+ *
+ * @param ev stream
+ * @param dropped receives the messages dropped since the module was
+ *	loaded, or NULL
+ * @param snapshots receives the number of snapshot streams running, or NULL
+ * @return 0 on success, negative errno otherwise
+ */
+KMEMDEV_API int kmemdev_events_info(struct kmemdev_events *ev, uint64_t *dropped,
+				    unsigned int *snapshots);
+
+/**
+ * @brief Close a stream (its socket and the event it last returned).
+ *
+ * @param ev stream, or NULL (no-op)
+ */
+KMEMDEV_API void kmemdev_events_close(struct kmemdev_events *ev);
+
+/**
+ * @brief Start, retime or stop the hit-count snapshots of this handle's
+ * probes (KMEM_RO_IOC_EVENTS_SNAPSHOT).
+ *
+ * @param h device handle that owns the probes
+ * @param interval_ms KMEM_RO_EVENTS_SNAPSHOT_MIN_MS to _MAX_MS: start, or
+ *	change the interval of a running stream; 0: stop (returns once no
+ *	snapshot of this handle is in flight)
+ * @param id receives the stream id, or NULL
+ * @return 0 on success, negative errno otherwise: -EPERM (starting needs
+ *	CAP_PERFMON or CAP_SYS_ADMIN), -ENOENT (start: no probes; stop: no
+ *	snapshots running), -EINVAL (interval out of range), -EOPNOTSUPP (a
+ *	kcore handle, or a driver without KMEM_RO_FEAT_EVENTS)
+ */
+KMEMDEV_API int kmemdev_events_snapshot(struct kmemdev *h, unsigned int interval_ms,
+					uint64_t *id);
+#endif /* KMEMDEV_HAVE_EVENTS */
 
 #ifdef __cplusplus
 }

@@ -444,21 +444,17 @@ END_TEST
 START_TEST(mapping_pins_module)
 {
 	struct layout l;
-	int ko, err;
 	char *p;
 
 	layout(&l);
 	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
 	ck_assert_ptr_ne(p, MAP_FAILED);
 	close(l.fd);
-	err = syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK) ? errno : 0;
-	ck_assert_int_eq(err, EWOULDBLOCK);
+	ck_assert_int_eq(vt_module_unload("kmem_ro"), -EWOULDBLOCK);
 	assert_same_as_kcore(p, l.info.text_start, PAGE);
 	munmap(p, PAGE);
-	ck_assert_int_eq(syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK), 0);
-	ko = open(VMTEST_MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	ck_assert_int_eq(syscall(SYS_finit_module, ko, "", 0), 0);
-	close(ko);
+	ck_assert_int_eq(vt_module_unload("kmem_ro"), 0);
+	ck_assert_int_eq(vt_module_load(VMTEST_MODULE_PATH, ""), 0);
 }
 END_TEST
 

@@ -5,11 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "vmtest.h"
@@ -18,30 +13,12 @@
 
 static int unload(void)
 {
-	return syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK) ? -errno : 0;
+	return vt_module_unload("kmem_ro");
 }
 
 static int load(void)
 {
-	int fd = open(VMTEST_MODULE_PATH, O_RDONLY | O_CLOEXEC), err;
-
-	ck_assert_int_ge(fd, 0);
-	err = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-/* devtmpfs creates the node from the uevent; wait for it briefly */
-static int wait_node(void)
-{
-	struct stat st;
-
-	for (int i = 0; i < 2000; i++) {
-		if (!stat(KMEM_RO_DEVICE, &st))
-			return 0;
-		usleep(1000);
-	}
-	return -ENOENT;
+	return vt_module_load(VMTEST_MODULE_PATH, "");
 }
 
 START_TEST(open_fd_pins_module)
@@ -65,7 +42,7 @@ START_TEST(load_unload_cycles)
 		ck_assert_msg(unload() == 0, "unload %d", i);
 		ck_assert_msg(access(KMEM_RO_DEVICE, F_OK) == -1, "node left behind");
 		ck_assert_msg(load() == 0, "load %d", i);
-		ck_assert_int_eq(wait_node(), 0);
+		ck_assert_int_eq(vt_wait_node(), 0);
 		fd = vt_open_dev();
 		ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
 		ck_assert_uint_eq(info.abi_version, KMEM_RO_ABI_VERSION);

@@ -19,26 +19,16 @@
 #define RAWIO_PARAM	"/sys/module/kmem_ro/parameters/require_rawio"
 
 /* child side: exit status is the errno of open(), 0 on success */
-static int try_open_path(const char *path, int flags)
-{
-	int fd = open(path, flags);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
 static int try_open(void *flags)
 {
-	return try_open_path(KMEM_RO_DEVICE, *(int *)flags);
+	return vt_open_errno(KMEM_RO_DEVICE, *(int *)flags);
 }
 
 /* proves the child could reach /dev at all, so EACCES is about our node */
 static int try_open_null(void *unused)
 {
 	(void)unused;
-	return try_open_path("/dev/null", O_RDONLY);
+	return vt_open_errno("/dev/null", O_RDONLY);
 }
 
 START_TEST(node_is_misc_char_0440)

@@ -9,12 +9,21 @@
 #   KERNELS=6.12 VM_GROUPS=core tests/vm/run.sh
 #   VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
 #
-# A suite is a static binary in $BUILD/vm/ or a script in tests/vm/.
-# Suites see VM_ACCEL (e.g. tcg-single) in their environment.
+# A suite is a static binary in $BUILD/vm/ or a script in tests/vm/; a
+# dynamically linked one (or a helper named in $BUILD/vm/<suite>.with)
+# gets its interpreter and libraries copied in.
+# Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* variables in
+# their environment.
 # VM_SHOW=1 relays what the suites print.
+# VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
+# line to FILE made of the guest's "@@<GROUP in capitals> " lines
+# (tests/vm/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
 # Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko,
 # $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
-# $BUILD/vm/<suite> for every suite a group names.  Logs: $BUILD/vm-logs/.
+# $BUILD/vm/<suite> for every suite a group names; for a group whose extra
+# column is +udev-root, $KMEM_RO_CACHE/udev-root/root.cpio
+# (scripts/build-udev-root.sh) and `make install` in $BUILD/vm/install.
+# Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,11 +43,24 @@ total_pass=0 total_fail=0 failed_runs=()
 
 say() { printf 'vm: %s\n' "$*"; }
 
-make_initramfs() {	# kernel accel suites... -> path
-	local kernel=$1 accel=$2 stage
-	shift 2
+# kernel accel root suites... -> path.  root: - for busybox alone, or a
+# base tree (scripts/build-udev-root.sh) whose cpio goes first.
+make_initramfs() {
+	local kernel=$1 accel=$2 root=$3 stage l host_files=()
+	shift 3
 	stage=$(mktemp -d "$BUILD/vm-stage.XXXXXX")
 	chmod 755 "$stage"	# the guest's / : other users must traverse it
+	if [ "$root" != - ]; then
+		# A directory entry would replace the base's bin -> usr/bin
+		# (and lib, sbin): the stage gets the same links instead.
+		for l in "$root/root"/*; do
+			[ -L "$l" ] || continue
+			mkdir -p "$stage/$(readlink "$l")"
+			cp -P "$l" "$stage/"
+		done
+		tar -C "$BUILD/vm/install" -c . | tar -C "$stage" -x --keep-directory-symlink ||
+			return 1
+	fi
 	mkdir -p "$stage/bin" "$stage/lib" "$stage/tests"
 	cp /bin/busybox "$stage/bin/busybox"
 	cp "$here/init" "$stage/init"
@@ -50,11 +72,37 @@ make_initramfs() {	# kernel accel suites... -> path
 		else
 			cp "$BUILD/vm/$s" "$stage/tests/" || return 1
 		fi
+		# Helpers a suite names in $BUILD/vm/<suite>.with go next to it;
+		# an absolute path is the host's file, at the same path.
+		if [ -f "$BUILD/vm/$s.with" ]; then
+			for l in $(cat "$BUILD/vm/$s.with"); do
+				case $l in
+				/*) mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" &&
+					host_files+=("$stage$l") ;;
+				*) cp "$BUILD/vm/$l" "$stage/tests/" ;;
+				esac || return 1
+			done
+		fi
+	done
+	# Dynamically linked files bring their ELF interpreter and libraries,
+	# at the host's paths (ldd fails on static binaries and scripts).
+	for s in "$stage"/tests/* "${host_files[@]}"; do
+		[[ $(head -c 4 "$s") == $'\x7f'ELF ]] && ldd "$s" >/dev/null 2>&1 || continue
+		for l in $(ldd "$s" | grep -o '/[^ ]*'); do
+			mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" || return 1
+		done
 	done
 	[ -e "$BUILD/vm/kmemctl" ] && cp "$BUILD/vm/kmemctl" "$stage/bin/"
 	echo "$*" > "$stage/tests/list"
 	echo "export VM_ACCEL=tcg-$accel" > "$stage/tests/env"
-	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$stage.cpio"
+	# The host's FUZZ_* settings reach the fuzzer (make fuzz DURATION=...).
+	for v in $(compgen -e -X '!FUZZ_*'); do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done >> "$stage/tests/env"
+	{
+		[ "$root" = - ] || cat "$root/root.cpio"
+		(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet)
+	} > "$stage.cpio"
 	rm -rf "$stage"
 	echo "$stage.cpio"
 }
@@ -62,6 +110,9 @@ make_initramfs() {	# kernel accel suites... -> path
 # boot kernel accel cmdline log initrd
 boot() {
 	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single
+	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
+	# emulated CPU for the default 20 s soft-lockup limit (seen once at
+	# boot); a real lockup still reports.
 	# Multi-threaded TCG races with the kernel's own text patching (int3
 	# oopses at boot were seen here): two vCPUs, one host thread, unless
 	# a group asks for mttcg.
@@ -71,7 +122,7 @@ boot() {
 		-m "$MEM" -display none -monitor none -no-reboot \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic $extra" </dev/null
+		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 $extra" </dev/null
 }
 
 # judge kernel group log suites... ; prints, counts, returns 0 if clean
@@ -109,22 +160,37 @@ while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
 	for kernel in $KERNELS; do
-		[[ ,$kernels, == *,$kernel,* ]] || continue
+		# A debug build (6.12-debug) runs the groups of its series.
+		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
 		log=$logs/$kernel-$group.log
 		rm -f "$log"
-		initrd=$(make_initramfs "$kernel" "$accel" $suites) || { say "missing test binaries"; exit 1; }
+		# extra "+udev-root": boot the Debian root with systemd and udev
+		# and `make install` laid over it (both made by make check-vm).
+		root=- cmdline=$extra
+		if [ "$extra" = +udev-root ]; then
+			root=$CACHE/udev-root cmdline=-
+			[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
+				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make check-vm"; exit 1; }
+		fi
+		initrd=$(make_initramfs "$kernel" "$accel" "$root" $suites) || { say "missing test binaries"; exit 1; }
 		start=$(date +%s)
-		boot "$kernel" "$accel" "$extra" "$log" "$initrd"
+		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
 		rc=$?
 		rm -f "$initrd"
 		[ -n "${VM_SHOW:-}" ] && sed -n '/^@@RUN/,/^@@TEST/{/^@@/d;p}' "$log" | tr -d '\r'
 		[ $rc -eq 124 ] && say "$kernel/$group: timed out after ${TIMEOUT}s"
 		if judge "$kernel" "$group" "$log" $suites; then
+			verdict=pass
 			say "$kernel/$group: ok ($(( $(date +%s) - start ))s, $(sed -n 's/^@@BOOTED //p' "$log" | tr -d '\r'))"
 		else
+			verdict=fail
 			say "$kernel/$group: FAILED; guest log kept in $log"
 			failed_runs+=("$kernel/$group")
 		fi
+		for r in ${VM_RESULTS:-}; do
+			[ "${r%%=*}" = "$group" ] &&
+				"$here/record.sh" "${group^^}" "$log" "$group" "$verdict" >> "${r#*=}"
+		done
 	done
 done < "$GROUPS_FILE"
 

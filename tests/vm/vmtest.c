@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,12 +213,18 @@ static int drop_capability(int cap)
 
 int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg)
 {
+	return vt_run_as_groups(uid, gid, NULL, 0, drop_cap, fn, arg);
+}
+
+int vt_run_as_groups(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
+		     int drop_cap, int (*fn)(void *), void *arg)
+{
 	pid_t pid = fork();
 	int status;
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid))
 			_exit(100);
 		if (drop_cap >= 0 && drop_capability(drop_cap))
 			_exit(101);
@@ -226,6 +233,16 @@ int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+int vt_open_errno(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
 }
 
 uint64_t vt_pagemap_pfn(const void *addr)
@@ -289,6 +306,63 @@ uint64_t vt_testobj(const char *name)
 	return strtoull(val, NULL, 0);
 }
 
+int vt_module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	err = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+int vt_module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+int vt_module_refcnt(const char *name)
+{
+	char path[128];
+	FILE *f;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+int vt_wait_node(void)
+{
+	struct stat st;
+
+	for (int i = 0; i < 2000; i++) {
+		if (!stat(KMEM_RO_DEVICE, &st))
+			return 0;
+		usleep(1000);
+	}
+	return -ENOENT;
+}
+
+int vt_file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
 static void slurp(FILE *f, char *buf, size_t sz)
 {
 	size_t n;
@@ -346,10 +420,55 @@ long long vt_json_num(const char *json, const char *key)
 
 uint32_t vt_after_fentry(uint64_t func)
 {
-	unsigned char code[4];
+	unsigned char code[5];
 
 	ck_assert_int_eq(vt_kcore_read(func, code, sizeof(code)), 0);
-	return memcmp(code, "\xf3\x0f\x1e\xfa", 4) ? 5 : 9;
+	/*
+	 * The fentry site (a NOP5; a call while traced, int3 while being
+	 * patched) comes first, or after 4 bytes on IBT kernels: ENDBR64, or
+	 * the NOP that sealing puts in its place at boot (its encoding
+	 * changed across kernel versions).
+	 */
+	return !memcmp(code, "\x0f\x1f\x44\x00\x00", 5) || code[0] == 0xe8 || code[0] == 0xcc ?
+	       5 : 9;
+}
+
+void vt_probe_spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr,
+		   uint32_t offset, uint32_t flags)
+{
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->offset = offset;
+	s->flags = flags;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->result = 0x7777;
+}
+
+int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned int *added)
+{
+	struct kmem_ro_probe_add a = { .size = sizeof(a), .specs_addr = (uintptr_t)s, .count = n };
+	int err = vt_ioctl(fd, KMEM_RO_IOC_PROBE_ADD, &a);
+
+	if (added)
+		*added = a.added;
+	return err;
+}
+
+int vt_probe_ids(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsigned int n,
+		 uint64_t *counts, unsigned int *done)
+{
+	struct kmem_ro_probe_ids a = {
+		.size = sizeof(a), .flags = flags, .ids_addr = (uintptr_t)ids, .count = n,
+		.counts_addr = (uintptr_t)counts,
+	};
+	int err;
+
+	if (flags & KMEM_RO_PROBE_ALL && counts)
+		a.counts_cap = 1 << 16;
+	err = vt_ioctl(fd, cmd, &a);
+	if (done)
+		*done = a.done;
+	return err;
 }
 
 int vt_count_lines(const char *s)

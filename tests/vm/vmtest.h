@@ -15,6 +15,7 @@
 #include "kmem_ro.h"
 
 #define VMTEST_MODULE_PATH	"/lib/kmem_ro.ko"
+#define VMTEST_TESTOBJ_PATH	"/lib/kmem_ro_testobj.ko"
 
 /* An unprivileged user, and the group the tests give the device to. */
 #define NOBODY		65534
@@ -57,6 +58,13 @@ int vt_dmesg_count(const char *needle);
  */
 int vt_run_as(uid_t uid, gid_t gid, int drop_cap, int (*fn)(void *), void *arg);
 
+/* vt_run_as() with the supplementary groups @groups, as after login. */
+int vt_run_as_groups(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
+		     int drop_cap, int (*fn)(void *), void *arg);
+
+/* open(@path, @flags) and close: 0, or open()'s errno. */
+int vt_open_errno(const char *path, int flags);
+
 /*
  * Run @argv (argv[0] searched in PATH) as @uid/@gid with stdout and stderr
  * captured (NUL-terminated, truncated to the buffer); returns the exit
@@ -78,6 +86,21 @@ long long vt_json_num(const char *json, const char *key);
  * ENDBR64 on IBT kernels): a place a kprobe can go. */
 uint32_t vt_after_fentry(uint64_t func);
 
+/* A probe spec; result preset to 0x7777 to show what the driver wrote. */
+void vt_probe_spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr,
+		   uint32_t offset, uint32_t flags);
+
+/* KMEM_RO_IOC_PROBE_ADD of @n specs: -errno; *@added if not NULL. */
+int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned int *added);
+
+/*
+ * ENABLE, DISABLE, DEL or STATS (@cmd) of @n ids, or of all with
+ * KMEM_RO_PROBE_ALL in @flags; STATS writes @counts (up to 65536 with
+ * ALL).  Returns -errno; *@done if not NULL.
+ */
+int vt_probe_ids(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsigned int n,
+		 uint64_t *counts, unsigned int *done);
+
 /* Lines in a NUL-terminated string. */
 int vt_count_lines(const char *s);
 
@@ -92,6 +115,21 @@ long long vt_status_kb(const char *key);
 
 /* mmap /dev/kmem_ro read-only at physical @phys; MAP_FAILED on error. */
 void *vt_map_phys(int fd, uint64_t phys, size_t len);
+
+/* finit_module() of the module file @path with @params; 0 or -errno. */
+int vt_module_load(const char *path, const char *params);
+
+/* delete_module(@name, O_NONBLOCK): 0, or -errno (-EWOULDBLOCK in use). */
+int vt_module_unload(const char *name);
+
+/* /sys/module/@name/refcnt; -1 if the module is not loaded. */
+int vt_module_refcnt(const char *name);
+
+/* Wait up to 2 s for devtmpfs to create KMEM_RO_DEVICE: 0 or -ENOENT. */
+int vt_wait_node(void);
+
+/* Does a line of @path contain @needle?  1 or 0; -1 if unreadable. */
+int vt_file_has(const char *path, const char *needle);
 
 /* A value published by kmem_ro_testobj.ko in debugfs; fails if absent. */
 uint64_t vt_testobj(const char *name);

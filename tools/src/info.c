@@ -24,6 +24,7 @@ static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_WALK, "walk" },
 	{ KMEM_RO_FEAT_PAGEMAP, "pagemap" },
 	{ KMEM_RO_FEAT_PROBES, "probes" },
+	{ KMEM_RO_FEAT_EVENTS, "events" },
 };
 
 static const struct bitname ioctl_names[] = {
@@ -37,6 +38,7 @@ static const struct bitname ioctl_names[] = {
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_DEL), "PROBE_DEL" },
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_STATS), "PROBE_STATS" },
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_LIST), "PROBE_LIST" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_EVENTS_SNAPSHOT), "EVENTS_SNAPSHOT" },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

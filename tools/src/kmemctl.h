@@ -32,6 +32,7 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv);
 
 /*
  * Open ctx->device (the device only, never /proc/kcore); on failure print

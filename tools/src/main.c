@@ -31,6 +31,8 @@ static const struct verb {
 	  "page-table entries of a process (pagemap --help)" },
 	{ "probe", kmemctl_probe, "top|count|list",
 	  "count kernel function calls with bulk probes (probe --help)" },
+	{ "watch", kmemctl_watch, "[--json]",
+	  "module load/unload and probe snapshot events, live (watch --help)" },
 };
 
 static void usage(FILE *f)

@@ -924,8 +924,14 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 	/* count: options and patterns end at "--", the command follows. */
 	nargs = argc;
 	if (is_count) {
+		bool asks_help = false;
+
 		for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-			;
+			asks_help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+		if (asks_help) {
+			help();
+			return KMEMCTL_EXIT_OK;
+		}
 		if (i >= argc || i + 1 >= argc)
 			return kmemctl_usage_err("probe count: missing '-- "
 						 "COMMAND'");

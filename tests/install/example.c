@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An outside program built against an installed libkmemdev with nothing but
+ * `pkg-config --cflags --libs kmemdev` (install_test.sh builds it shared and
+ * static).  Prints which source it reads, the layout it learned and the
+ * running kernel's banner.
+ *
+ *	example [auto|device|kcore]
+ *
+ * Exit status: 0 success, 1 the kernel could not be read (a one-line
+ * reason on stderr), 2 usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemdev.h>
+
+static int fail(const char *what, int err)
+{
+	fprintf(stderr, "example: %s: %s\n", what, kmemdev_strerror(err));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_AUTO);
+	struct kmem_ro_range *ram = NULL;
+	struct kmem_ro_info info;
+	char banner[256] = "";
+	struct kmemdev *h;
+	unsigned int nr;
+	uint64_t addr;
+	int err;
+
+	if (argc > 2)
+		goto usage;
+	if (argc == 2 && !strcmp(argv[1], "device"))
+		opts.backend = KMEMDEV_BACKEND_DEVICE;
+	else if (argc == 2 && !strcmp(argv[1], "kcore"))
+		opts.backend = KMEMDEV_BACKEND_KCORE;
+	else if (argc == 2 && strcmp(argv[1], "auto"))
+		goto usage;
+
+	err = kmemdev_open(&h, &opts);
+	if (err)
+		return fail("open", err);
+	printf("backend: %s\n", kmemdev_backend_name(h));
+
+	err = kmemdev_info_alloc(h, &info, &ram, &nr);
+	if (err) {
+		kmemdev_close(h);
+		return fail("info", err);
+	}
+	/* kcore cannot tell an ABI version: 0 there. */
+	printf("abi: %u\nram ranges: %u\ntext: 0x%llx-0x%llx\n",
+	       info.abi_version, nr, (unsigned long long)info.text_start,
+	       (unsigned long long)info.text_end);
+	free(ram);
+
+	err = kmemdev_symbol(h, "linux_banner", &addr);
+	if (!err)
+		err = kmemdev_read(h, addr, banner, sizeof(banner) - 1);
+	kmemdev_close(h);
+	if (err)
+		return fail("linux_banner", err);
+	banner[strcspn(banner, "\n")] = '\0';
+	printf("kernel: %s\n", banner);
+	return 0;
+
+usage:
+	fprintf(stderr, "usage: example [auto|device|kcore]\n");
+	return 2;
+}

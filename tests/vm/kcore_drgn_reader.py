@@ -1,0 +1,87 @@
+#!/usr/bin/python3 -S
+# SPDX-License-Identifier: GPL-2.0
+"""drgn (Debian's python3-drgn) reading kernel memory through /proc/kcore.
+
+kcore_preload_test runs it with and without LD_PRELOAD=libkmemdev-kcore.so
+and compares what it wrote.
+
+    kcore_drgn_reader.py SPEC OUT   the "v" and "r" lines of a kcore_reader
+                                    spec, read with Program.read()
+    kcore_drgn_reader.py --files    the files the guest needs to run it
+"""
+import sys
+
+sys.path.append("/usr/lib/python3/dist-packages")
+import zlib  # noqa: E402
+
+import drgn  # noqa: E402
+
+MASK = (1 << 64) - 1
+
+
+def xorshift():
+    """kcore_reader's generator: the same addresses as its "r" lines."""
+    x = 0x9E3779B97F4A7C15
+    while True:
+        x ^= x >> 12
+        x ^= (x << 25) & MASK
+        x ^= x >> 27
+        yield (x * 0x2545F4914F6CDD1D) & MASK
+
+
+def read(prog, out, op, addr, n):
+    try:
+        data = prog.read(addr, n)
+    except drgn.FaultError:
+        out.write(f"{op} {addr:#x} {n} fault\n")
+        return
+    out.write(f"{op} {addr:#x} {n} {len(data)} {zlib.crc32(data):08x}\n")
+
+
+def files():
+    """This interpreter and every module file it loaded (with its .pyc)."""
+    import importlib.util
+
+    found = {sys.executable}
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if not path:
+            continue
+        found.add(path)
+        if path.endswith(".py"):
+            try:
+                pyc = importlib.util.cache_from_source(path)
+            except NotImplementedError:
+                continue
+            try:
+                open(pyc, "rb").close()
+                found.add(pyc)
+            except OSError:
+                pass
+    return sorted(found)
+
+
+def main():
+    if sys.argv[1:] == ["--files"]:
+        print("\n".join(files()))
+        return 0
+    spec, out_path = sys.argv[1:]
+    prog = drgn.Program()
+    prog.set_kernel()
+    rnd = xorshift()
+    with open(spec) as f, open(out_path, "w", buffering=1 << 20) as out:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "v":
+                read(prog, out, "v", int(w[1], 0), int(w[2], 0))
+            elif w and w[0] == "r":
+                start, end, count, most = (int(x, 0) for x in w[1:5])
+                for _ in range(count):
+                    addr = start + next(rnd) % (end - start)
+                    n = min(1 + next(rnd) % most, end - addr)
+                    read(prog, out, "r", addr, n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemctl watch: print kmem_ro events as they arrive - module loads and
+ * unloads, and probe-count snapshots of any process that asked for them
+ * (KMEM_RO_IOC_EVENTS_SNAPSHOT) - as text or one JSON object per line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "kmemctl.h"
+
+#define WATCH_USAGE "Usage: kmemctl watch [--json] [--modules] [--snapshots] [--count N]\n"
+
+#ifdef KMEMDEV_HAVE_EVENTS
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);	/* no SA_RESTART: wake the wait */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case KMEMDEV_EVENT_MODULE_LOADED:
+		return "module_loaded";
+	case KMEMDEV_EVENT_MODULE_UNLOADED:
+		return "module_unloaded";
+	default:
+		return "snapshot";
+	}
+}
+
+static void print_json(const struct kmemdev_event *e)
+{
+	struct json j;
+	uint32_t i;
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_str(&j, "event", type_name(e->type));
+	json_u64(&j, "seq", e->seq);
+	json_u64(&j, "dropped", e->dropped);
+	if (e->type == KMEMDEV_EVENT_SNAPSHOT) {
+		json_u64(&j, "id", e->snapshot.id);
+		json_u64(&j, "tick", e->snapshot.tick);
+		json_u64(&j, "time_ns", e->snapshot.time_ns);
+		json_u64(&j, "owner", e->snapshot.owner);
+		json_u64(&j, "interval_ms", e->snapshot.interval_ms);
+		json_u64(&j, "total", e->snapshot.total);
+		json_u64(&j, "first", e->snapshot.first);
+		json_array_begin(&j, "ids");
+		for (i = 0; i < e->snapshot.count; i++)
+			json_u64(&j, NULL, e->snapshot.ids[i]);
+		json_array_end(&j);
+		json_array_begin(&j, "counts");
+		for (i = 0; i < e->snapshot.count; i++)
+			json_u64(&j, NULL, e->snapshot.counts[i]);
+		json_array_end(&j);
+	} else {
+		json_str(&j, "name", e->module.name);
+		json_hex(&j, "base", e->module.base);
+		json_u64(&j, "size", e->module.size);
+		json_u64(&j, "text_size", e->module.text_size);
+	}
+	json_object_end(&j);
+}
+
+static void print_text(const struct kmemdev_event *e)
+{
+	uint32_t i;
+
+	if (e->type != KMEMDEV_EVENT_SNAPSHOT) {
+		printf("%-15s %s base 0x%016" PRIx64 " size %" PRIu64 " text %" PRIu64 "\n",
+		       type_name(e->type), e->module.name, e->module.base,
+		       e->module.size, e->module.text_size);
+		return;
+	}
+	printf("snapshot id %" PRIu64 " tick %" PRIu64 " pid %" PRIu32
+	       " every %" PRIu32 " ms, probes %" PRIu32 "-%" PRIu32 " of %" PRIu32 ":",
+	       e->snapshot.id, e->snapshot.tick, e->snapshot.owner,
+	       e->snapshot.interval_ms, e->snapshot.first,
+	       e->snapshot.first + e->snapshot.count, e->snapshot.total);
+	for (i = 0; i < e->snapshot.count; i++)
+		printf(" %" PRIu64 "=%" PRIu64, e->snapshot.ids[i], e->snapshot.counts[i]);
+	putchar('\n');
+}
+
+/* Events lost before this one: the driver's counter moved. */
+static void print_lost(bool json, const char *why, uint64_t dropped)
+{
+	if (json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_str(&j, "event", "lost");
+		json_str(&j, "reason", why);
+		json_u64(&j, "dropped", dropped);
+		json_object_end(&j);
+	} else {
+		printf("lost events: %s (driver's dropped count %" PRIu64 ")\n", why, dropped);
+	}
+}
+
+int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json",      no_argument,       NULL, 'j' },
+		{ "modules",   no_argument,       NULL, 'm' },
+		{ "snapshots", no_argument,       NULL, 's' },
+		{ "count",     required_argument, NULL, 'n' },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct kmemdev_event *e;
+	struct kmemdev_events *ev;
+	unsigned int groups = 0;
+	uint64_t seen = 0, dropped = 0;
+	unsigned long count = 0;
+	bool json = false, base;
+	char *end;
+	int c, err;
+
+	(void)ctx;	/* netlink, not the device node */
+	while ((c = getopt_long(argc, argv, "+:jmsn:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			groups |= KMEMDEV_EVENTS_MODULES;
+			break;
+		case 's':
+			groups |= KMEMDEV_EVENTS_SNAPSHOTS;
+			break;
+		case 'n':
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !count || *optarg == '-')
+				return kmemctl_usage_err("watch: bad --count '%s'", optarg);
+			break;
+		case 'h':
+			printf(WATCH_USAGE
+			       "Print kmem_ro events as they arrive, until interrupted: module\n"
+			       "loads and unloads, and the probe-count snapshots that probe owners\n"
+			       "request.  Needs CAP_SYS_ADMIN.\n"
+			       "  -j, --json       one JSON object per line; \"event\" is\n"
+			       "                   module_loaded, module_unloaded, snapshot or lost\n"
+			       "  -m, --modules    module events only\n"
+			       "  -s, --snapshots  snapshot events only (default: both kinds)\n"
+			       "  -n, --count N    exit after N events\n");
+			return KMEMCTL_EXIT_OK;
+		default:
+			return kmemctl_bad_option(c, argv);
+		}
+	}
+	if (optind < argc)
+		return kmemctl_usage_err("watch: unexpected argument '%s'", argv[optind]);
+	if (!groups)
+		groups = KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS;
+
+	err = kmemdev_events_open(&ev, NULL);
+	if (err) {
+		kmemctl_err("watch", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	err = kmemdev_events_subscribe(ev, groups);
+	if (err) {
+		kmemctl_err("watch: subscribing", err);
+		kmemdev_events_close(ev);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	/* Drops before we came are not ours to report. */
+	base = !kmemdev_events_info(ev, &dropped, NULL);
+	catch_stop();
+	/* Like tcpdump: say on stderr when events can no longer be missed. */
+	fprintf(stderr, "kmemctl: watching %s%s%s\n",
+		groups & KMEMDEV_EVENTS_MODULES ? "modules" : "",
+		groups == (KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS) ? " and " : "",
+		groups & KMEMDEV_EVENTS_SNAPSHOTS ? "snapshots" : "");
+
+	while (!stop_sig && (!count || seen < count)) {
+		err = kmemdev_events_next(ev, -1, &e);
+		if (err == -EINTR)
+			continue;
+		if (err == -ENOBUFS) {
+			print_lost(json, "receive buffer overrun", dropped);
+			fflush(stdout);
+			continue;
+		}
+		if (err < 0)
+			break;
+		if (base && e->dropped > dropped)
+			print_lost(json, "dropped by the driver", e->dropped);
+		if (!base || e->dropped > dropped)
+			dropped = e->dropped;
+		base = true;
+		if (json)
+			print_json(e);
+		else
+			print_text(e);
+		fflush(stdout);
+		seen++;
+	}
+	kmemdev_events_close(ev);
+	if (err < 0 && err != -EINTR) {
+		kmemctl_err("watch", err);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+#else /* !KMEMDEV_HAVE_EVENTS */
+
+int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf(WATCH_USAGE "Not available: kmemctl was built without libnl-genl-3.0.\n");
+		return KMEMCTL_EXIT_OK;
+	}
+	fprintf(stderr, "kmemctl: watch: not built in: libnl-genl-3.0 was missing when kmemctl "
+		"was built (Debian: apt-get install libnl-genl-3-dev, then rebuild)\n");
+	return KMEMCTL_EXIT_ERROR;
+}
+
+#endif /* KMEMDEV_HAVE_EVENTS */
