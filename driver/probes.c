@@ -664,6 +664,14 @@ static int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct kmem_ro_pr
 			continue;
 		}
 		err = on ? enable_kprobe(&p[i]->kp) : disable_kprobe(&p[i]->kp);
+		/*
+		 * kprobes' module notifier may run before ours: its module is
+		 * going and ours marks the probe gone next, not an error.
+		 */
+		if (err && kprobe_gone(&p[i]->kp)) {
+			err = 0;
+			continue;
+		}
 		if (!err)
 			p[i]->flags ^= KMEM_RO_PROBE_ENABLED;
 	}

@@ -606,12 +606,25 @@ END_TEST
 
 /* ---- closing, dying ---- */
 
+/* Stream @id has stopped: nothing it sends may be stamped after now. */
+static void no_snapshot_after_now(struct kmemdev_events *ev, uint64_t id)
+{
+	const struct kmemdev_event *e;
+	uint64_t closed = now_ns();
+	int r;
+
+	ck_assert_uint_eq(running_snapshots(), 0);
+	while ((r = kmemdev_events_next(ev, 1000, &e)) > 0)
+		if (e->type == KMEMDEV_EVENT_SNAPSHOT && e->snapshot.id == id)
+			ck_assert_uint_lt(e->snapshot.time_ns, closed);
+	ck_assert_int_eq(r, 0);
+}
+
 START_TEST(close_and_death_stop_snapshots)
 {
 	struct kmemdev_events *ev = stream(NULL, KMEMDEV_EVENTS_SNAPSHOTS);
-	const struct kmemdev_event *e;
-	uint64_t ids[2], id, closed;
-	int pipefd[2], status, r;
+	uint64_t ids[2], id;
+	int pipefd[2], status;
 	struct kmemdev *h;
 	pid_t pid;
 
@@ -620,12 +633,7 @@ START_TEST(close_and_death_stop_snapshots)
 	ck_assert_int_eq(kmemdev_events_snapshot(h, 100, &id), 0);
 	next_part(ev, id, 10000);
 	kmemdev_close(h);
-	closed = now_ns();
-	ck_assert_uint_eq(running_snapshots(), 0);
-	while ((r = kmemdev_events_next(ev, 1000, &e)) > 0)
-		if (e->type == KMEMDEV_EVENT_SNAPSHOT && e->snapshot.id == id)
-			ck_assert_uint_lt(e->snapshot.time_ns, closed);
-	ck_assert_int_eq(r, 0);
+	no_snapshot_after_now(ev, id);
 
 	/* a process killed with its stream running */
 	ck_assert_int_eq(pipe(pipefd), 0);
@@ -646,12 +654,7 @@ START_TEST(close_and_death_stop_snapshots)
 	ck_assert_uint_eq(next_part(ev, id, 10000)->snapshot.owner, pid);
 	kill(pid, SIGKILL);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	closed = now_ns();
-	ck_assert_uint_eq(running_snapshots(), 0);
-	while ((r = kmemdev_events_next(ev, 1000, &e)) > 0)
-		if (e->type == KMEMDEV_EVENT_SNAPSHOT && e->snapshot.id == id)
-			ck_assert_uint_lt(e->snapshot.time_ns, closed);
-	ck_assert_int_eq(r, 0);
+	no_snapshot_after_now(ev, id);
 	kmemdev_events_close(ev);
 }
 END_TEST
