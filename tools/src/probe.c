@@ -824,6 +824,14 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 	return status;
 }
 
+/* "gone": its module was unloaded; it keeps its id and count until DEL. */
+static const char *probe_state(uint32_t flags)
+{
+	if (flags & KMEM_RO_PROBE_GONE)
+		return "gone";
+	return flags & KMEM_RO_PROBE_ENABLED ? "enabled" : "disabled";
+}
+
 static int probe_list(const struct kmemctl *ctx, const struct opts *o)
 {
 	struct kmem_ro_probe_info *pi;
@@ -857,8 +865,7 @@ static int probe_list(const struct kmemctl *ctx, const struct opts *o)
 			json_str(&j, "function", name);
 			json_u64(&j, "offset", pi[i].offset);
 			json_hex(&j, "addr", pi[i].addr);
-			json_str(&j, "state", pi[i].flags & KMEM_RO_PROBE_ENABLED ?
-				 "enabled" : "disabled");
+			json_str(&j, "state", probe_state(pi[i].flags));
 			json_str(&j, "backend", pi[i].flags & KMEM_RO_PROBE_KPROBE ?
 				 "kprobe" : "ftrace");
 			json_u64(&j, "hits", pi[i].hits);
@@ -876,8 +883,7 @@ static int probe_list(const struct kmemctl *ctx, const struct opts *o)
 				 pi[i].offset);
 			printf("%7" PRIu32 " %8" PRIu64 " %-48s %-8s %-7s %14"
 			       PRIu64 "\n", pi[i].owner, (uint64_t)pi[i].id, fn,
-			       pi[i].flags & KMEM_RO_PROBE_ENABLED ? "enabled" :
-			       "disabled",
+			       probe_state(pi[i].flags),
 			       pi[i].flags & KMEM_RO_PROBE_KPROBE ? "kprobe" :
 			       "ftrace", (uint64_t)pi[i].hits);
 		}
