@@ -5,7 +5,7 @@
 kcore_preload_test runs it with and without LD_PRELOAD=libkmemdev-kcore.so
 and compares what it wrote.
 
-    kcore_drgn_reader.py SPEC OUT   the "v" and "r" lines of a kcore_reader
+    kcore_drgn_reader.py SPEC OUT   the "v", "u" and "r" lines of a kcore_reader
                                     spec, read with Program.read()
     kcore_drgn_reader.py --files    the files the guest needs to run it
 """
@@ -35,7 +35,9 @@ def read(prog, out, op, addr, n):
     except drgn.FaultError:
         out.write(f"{op} {addr:#x} {n} fault\n")
         return
-    out.write(f"{op} {addr:#x} {n} {len(data)} {zlib.crc32(data):08x}\n")
+    # "u": freed memory others reuse, its bytes differ from run to run
+    crc = "live" if op == "u" else f"{zlib.crc32(data):08x}"
+    out.write(f"{op} {addr:#x} {n} {len(data)} {crc}\n")
 
 
 def files():
@@ -72,8 +74,8 @@ def main():
     with open(spec) as f, open(out_path, "w", buffering=1 << 20) as out:
         for line in f:
             w = line.split()
-            if w and w[0] == "v":
-                read(prog, out, "v", int(w[1], 0), int(w[2], 0))
+            if w and w[0] in ("v", "u"):
+                read(prog, out, w[0], int(w[1], 0), int(w[2], 0))
             elif w and w[0] == "r":
                 start, end, count, most = (int(x, 0) for x in w[1:5])
                 for _ in range(count):

@@ -178,9 +178,9 @@ static void write_spec(unsigned int text, unsigned int ram)
 	fprintf(f, "v %#jx 8\n", (uintmax_t)vt_testobj("mmio"));
 	fprintf(f, "v %#jx 64\n", (uintmax_t)mod);
 	fprintf(f, "v %#jx 64\n", (uintmax_t)rs + 64);
-	fprintf(f, "v %#jx 64\n", (uintmax_t)te);	/* text/rodata gap */
-	fprintf(f, "v %#jx 64\n", (uintmax_t)te - 32);	/* text into it */
-	fprintf(f, "v %#jx 64\n", (uintmax_t)init);	/* freed */
+	fprintf(f, "u %#jx 64\n", (uintmax_t)te);	/* text/rodata gap */
+	fprintf(f, "u %#jx 64\n", (uintmax_t)te - 32);	/* text into it */
+	fprintf(f, "u %#jx 64\n", (uintmax_t)init);	/* freed */
 	fprintf(f, "v %#jx 4096\n", (uintmax_t)direct(&in, rs));
 	fprintf(f, "v %#jx 65536\n", (uintmax_t)ts);
 	fprintf(f, "d\nv %#jx 64\n", (uintmax_t)ts);

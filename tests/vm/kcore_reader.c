@@ -10,6 +10,7 @@
  *
  * SPEC has one operation per line (numbers in C syntax):
  *	v ADDR LEN		pread at the file offset of kernel address ADDR
+ *	u ADDR LEN		the same for memory the kernel freed (live bytes)
  *	r START END COUNT MAX	COUNT preads of 1..MAX bytes in [START, END)
  *	q START END COUNT MAX	the same, one line for all (for timing)
  *	l ADDR LEN		lseek(SEEK_SET) to ADDR's offset, then read()
@@ -41,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,6 +162,32 @@ static void do_pread(char op, uint64_t where, off_t off, size_t len)
 	ssize_t r = pread(kfd, need(len), len, off);
 
 	report(op, where, len, r);
+}
+
+/*
+ * Freed image memory (the text/rodata gap, init) is reused by whoever gets
+ * its pages: two runs cannot compare its bytes.  Compare, within the run,
+ * the pread (served, under the preload) with the kernel's own read by a raw
+ * system call no preload sees, retried as the bytes may change in between.
+ */
+static void do_live(uint64_t where, off_t off, size_t len)
+{
+	unsigned char *raw = malloc(len);
+	ssize_t r = -1, k = -1;
+	int tries, err = 0;
+
+	if (!raw)
+		die("malloc");
+	for (tries = 0; tries < 5; tries++) {
+		r = pread(kfd, need(len), len, off);
+		err = errno;
+		k = syscall(SYS_pread64, kfd, raw, len, off);
+		if (r == k && (r <= 0 || !memcmp(buf, raw, (size_t)r)))
+			break;
+	}
+	fprintf(out, "u %#" PRIx64 " %zu %zd %s\n", where, len, r < 0 ? -err : r,
+		tries < 5 ? "as-kcore" : "differs");
+	free(raw);
 }
 
 static void do_seek_read(char op, uint64_t where, off_t off, int whence, size_t len)
@@ -335,6 +363,14 @@ int main(int argc, char **argv)
 				fprintf(out, "v %#llx %llu nosegment\n", a, b);
 			else
 				do_pread('v', a, off, b);
+			break;
+		case 'u':
+			if (n != 2)
+				goto bad;
+			off = offset_of(a, b);
+			if (off < 0)
+				goto bad;
+			do_live(a, off, b);
 			break;
 		case 'r':
 		case 'q':
