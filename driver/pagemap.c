@@ -84,6 +84,16 @@ static bool pm_emit_flat(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 
 	return m == n || pm_room(pm);	/* pm_room() marks a full user buffer */
 }
 
+/* The open run goes on with this page (frame and step already hidden). */
+static __always_inline bool pm_run_extends(const struct kmem_ro_pm *pm, u64 frame,
+					   u64 flags, u64 step)
+{
+	const struct kmem_ro_pagemap_run *o = &pm->open;
+
+	return o->pages && o->flags == flags && pm->open_step == step &&
+	       o->frame + o->pages * step == frame;
+}
+
 /*
  * Describe @n pages from pm->addr: the first has @frame, each next one
  * @step more (0 for pages without a frame).  Returns false when a buffer
@@ -100,8 +110,7 @@ static bool pm_emit(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags
 	}
 	if (!pm->runs)
 		return pm_emit_flat(pm, n, frame, flags, step);
-	if (o->pages && o->flags == flags && pm->open_step == step &&
-	    o->frame + o->pages * step == frame) {
+	if (pm_run_extends(pm, frame, flags, step)) {
 		o->pages += n;
 	} else {
 		if (o->pages) {
@@ -122,30 +131,52 @@ static bool pm_hole(struct kmem_ro_pm *pm, unsigned long to, u64 flags)
 	return pm_emit(pm, (to - pm->addr) >> PAGE_SHIFT, 0, flags, 0);
 }
 
-/* vm_normal_page() is not exported; x86 marks every special PTE. */
-static struct page *pm_normal_page(pte_t pte)
+/*
+ * vm_normal_page() is not exported; x86 marks every special PTE.  A
+ * pfn_valid() a page walks mem_section; a boot-time section is valid
+ * throughout, so one check in @valid_section covers its pages for as long
+ * as the walk keeps interrupts off (what pfn_valid() itself relies on).
+ */
+static __always_inline struct page *pm_normal_page(pte_t pte,
+						   unsigned long *valid_section)
 {
 	unsigned long pfn = pte_pfn(pte);
 
-	if (pte_special(pte) || !pfn_valid(pfn))
+	if (pte_special(pte))
 		return NULL;
+	if (pfn_to_section_nr(pfn) != *valid_section) {
+		if (!pfn_valid(pfn))
+			return NULL;
+		if (early_section(__pfn_to_section(pfn)))
+			*valid_section = pfn_to_section_nr(pfn);
+	}
 	return pfn_to_page(pfn);
 }
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-/* 6.12: folio_precise_page_mapcount(folio, page) == 1, present pages only */
-static bool pm_exclusive(struct page *page, bool present, bool migration)
+/*
+ * 6.12: folio_precise_page_mapcount(folio, page) == 1, present pages
+ * only; split so that a THP reads its folio once, not once per page.
+ */
+static __always_inline int pm_entire_mapcount(struct page *page)
 {
 	struct folio *folio = page_folio(page);
+
+	return folio_test_large(folio) ? folio_entire_mapcount(folio) : 0;
+}
+
+static __always_inline bool pm_subpage_exclusive(struct page *page, int entire)
+{
 	int mapcount = atomic_read(&page->_mapcount) + 1;
 
-	if (!present)
-		return false;
 	if (page_mapcount_is_type(mapcount))
 		mapcount = 0;
-	if (folio_test_large(folio))
-		mapcount += folio_entire_mapcount(folio);
-	return mapcount == 1;
+	return mapcount + entire == 1;
+}
+
+static __always_inline bool pm_exclusive(struct page *page, bool present, bool migration)
+{
+	return present && pm_subpage_exclusive(page, pm_entire_mapcount(page));
 }
 
 static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
@@ -155,7 +186,7 @@ static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
 }
 #else
 /* 6.1: page_mapcount(page) == 1, migration entries excepted */
-static bool pm_exclusive(struct page *page, bool present, bool migration)
+static __always_inline bool pm_exclusive(struct page *page, bool present, bool migration)
 {
 	return !migration && page_mapcount(page) == 1;
 }
@@ -174,8 +205,19 @@ static u64 pm_swap_frame(swp_entry_t entry, unsigned long idx)
 	return swp_type(entry) | ((offset + idx) << MAX_SWAPFILES_SHIFT);
 }
 
-/* One PTE, as pte_to_pagemap_entry(). */
-static bool pm_pte(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pte_t pte)
+/* What pages from one on get: frame, +step a page, flags. */
+struct pm_entry {
+	u64 frame;
+	u64 flags;
+	u64 step;
+};
+
+/*
+ * One PTE, as pte_to_pagemap_entry(); inline in the dense loops.
+ * @vma_flags: the VMA's soft-dirty bit, read once by the caller.
+ */
+static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
+					      unsigned long *valid_section)
 {
 	u64 frame = 0, flags = 0, step = 0;
 	struct page *page = NULL;
@@ -185,7 +227,7 @@ static bool pm_pte(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pte_t pte)
 		frame = pte_pfn(pte);
 		step = 1;
 		flags |= KMEM_RO_PM_PRESENT;
-		page = pm_normal_page(pte);
+		page = pm_normal_page(pte, valid_section);
 		if (pte_soft_dirty(pte))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
 		if (pte_uffd_wp(pte))
@@ -210,9 +252,52 @@ static bool pm_pte(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pte_t pte)
 		flags |= KMEM_RO_PM_FILE;
 	if (page && pm_exclusive(page, flags & KMEM_RO_PM_PRESENT, migration))
 		flags |= KMEM_RO_PM_EXCLUSIVE;
-	if (vma->vm_flags & VM_SOFTDIRTY)
-		flags |= KMEM_RO_PM_SOFT_DIRTY;
-	return pm_emit(pm, 1, frame, flags, step);
+	return (struct pm_entry){ frame, flags | vma_flags, step };
+}
+
+/*
+ * A PTE table's pages up to @end: the dense case, where the per-page cost
+ * is all there is, so bounds once and no call a page.
+ */
+static bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
+			 u64 vma_flags)
+{
+	u64 *out = pm->kbuf.flat + pm->kcount;
+	u64 room = min_t(u64, pm->kcap - pm->kcount, pm->ucap - pm->uused - pm->kcount);
+	u64 mask = pm->show_pfn ? KMEM_RO_PM_FRAME_MASK : 0;
+	unsigned long i, n = (end - pm->addr) >> PAGE_SHIFT, m = min_t(u64, n, room);
+	unsigned long valid_section = ULONG_MAX;
+
+	for (i = 0; i < m; i++) {
+		struct pm_entry e = pm_pte(ptep_get_lockless(ptep + i), vma_flags,
+					   &valid_section);
+
+		out[i] = (e.frame & mask) | e.flags;
+	}
+	pm->kcount += m;
+	pm->addr += m << PAGE_SHIFT;
+	return m == n || pm_room(pm);
+}
+
+static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
+			 u64 vma_flags)
+{
+	unsigned long valid_section = ULONG_MAX;
+
+	for (; pm->addr < end; ptep++) {
+		struct pm_entry e = pm_pte(ptep_get_lockless(ptep), vma_flags,
+					   &valid_section);
+
+		if (!pm->show_pfn)
+			e.frame = e.step = 0;
+		if (pm_run_extends(pm, e.frame, e.flags, e.step)) {
+			pm->open.pages++;
+			pm->addr += PAGE_SIZE;
+		} else if (!pm_emit(pm, 1, e.frame, e.flags, e.step)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 /* A transparent huge PMD or its migration entry, as pagemap_pmd_range(). */
@@ -222,7 +307,10 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	unsigned long idx = (pm->addr & ~PMD_MASK) >> PAGE_SHIFT;
 	u64 frame = 0, flags = 0, step = 0;
 	struct page *page = NULL;
-	bool present = pmd_present(pmd), migration = false;
+	bool present = pmd_present(pmd);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	int entire;
+#endif
 
 	if (vma->vm_flags & VM_SOFTDIRTY)
 		flags |= KMEM_RO_PM_SOFT_DIRTY;
@@ -245,18 +333,20 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
 		if (pmd_swp_uffd_wp(pmd))
 			flags |= KMEM_RO_PM_UFFD_WP;
-		migration = is_migration_entry(entry);
 		page = pfn_to_page(swp_offset_pfn(entry));
 	}
 	if (page && !PageAnon(page))
 		flags |= KMEM_RO_PM_FILE;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	/* per page of the folio, emitted in stretches of equal flags */
+	if (!present)
+		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
+	entire = pm_entire_mapcount(page);
 	while (pm->addr < end) {
 		unsigned long n = 1, left = (end - pm->addr) >> PAGE_SHIFT;
-		bool excl = page && pm_exclusive(page + idx, present, migration);
+		bool excl = pm_subpage_exclusive(page + idx, entire);
 
-		while (n < left && excl == (page && pm_exclusive(page + idx + n, present, migration)))
+		while (n < left && excl == pm_subpage_exclusive(page + idx + n, entire))
 			n++;
 		if (!pm_emit(pm, n, frame, flags | (excl ? KMEM_RO_PM_EXCLUSIVE : 0), step))
 			return false;
@@ -266,7 +356,7 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	return true;
 #else
 	/* once, from the head page */
-	if (page && pm_exclusive(page, present, migration))
+	if (page && pm_exclusive(page, present, is_pmd_migration_entry(pmd)))
 		flags |= KMEM_RO_PM_EXCLUSIVE;
 	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
 #endif
@@ -305,7 +395,7 @@ static bool pm_hugetlb(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 		    unsigned long vend, u64 hole_flags)
 {
-	unsigned long addr = pm->addr, end;
+	unsigned long addr = pm->addr, end, next;
 	bool hugetlb = is_vm_hugetlb_page(vma);
 	pgd_t pgd, *pgdp = pgd_offset(vma->vm_mm, addr);
 	p4d_t p4d, *p4dp;
@@ -331,11 +421,14 @@ static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 		return pm_hugetlb(pm, vma, (pte_t *)pudp, __pte(pud_val(pud)), PUD_MASK, end);
 	if (pud_leaf(pud) || pud_bad(pud))	/* no 1G THP for anon/file here */
 		return pm_hole(pm, end, hole_flags);
+	/* empty PMDs, the sparse case: one hole, not a step each */
 	pmdp = pmd_offset(&pud, addr);
+	for (next = addr; next < end && pmd_none(READ_ONCE(*pmdp)); pmdp++)
+		next = pmd_addr_end(next, end);
+	if (next > addr)
+		return pm_hole(pm, next, hole_flags);
 	pmd = READ_ONCE(*pmdp);
 	end = pmd_addr_end(addr, vend);
-	if (pmd_none(pmd))
-		return pm_hole(pm, end, hole_flags);
 	if (hugetlb)
 		return pm_hugetlb(pm, vma, (pte_t *)pmdp, __pte(pmd_val(pmd)), PMD_MASK, end);
 	if (pmd_trans_huge(pmd) || pmd_devmap(pmd) || is_swap_pmd(pmd))
@@ -344,10 +437,9 @@ static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 		return pm_hole(pm, end, hole_flags);
 	/* a PTE table stays while interrupts are off, as for GUP-fast */
 	ptep = pte_offset_kernel(&pmd, addr);
-	for (; pm->addr < end; ptep++)
-		if (!pm_pte(pm, vma, ptep_get_lockless(ptep)))
-			return false;
-	return true;
+	if (pm->runs)
+		return pm_ptes_runs(pm, ptep, end, hole_flags);
+	return pm_ptes_flat(pm, ptep, end, hole_flags);
 }
 
 /* Walk [pm->addr, end) of @mm, mmap lock held.  False when a buffer filled. */
@@ -383,15 +475,29 @@ static bool pm_walk(struct kmem_ro_pm *pm, struct mm_struct *mm, unsigned long e
 	return true;
 }
 
+/*
+ * Out to the user as 8-byte stores rather than copy_to_user(): its
+ * `rep movsb` is one emulated iteration per byte under TCG, where it cost
+ * as much as computing the entries; on hardware the two are alike.
+ */
 static int pm_flush(struct kmem_ro_pm *pm, void __user *ubuf)
 {
 	size_t item = pm->runs ? sizeof(*pm->kbuf.run) : sizeof(*pm->kbuf.flat);
+	size_t i, words = pm->kcount * item / sizeof(u64);
+	u64 __user *dst = ubuf + pm->uused * item;
+	const u64 *src = pm->kbuf.ptr;
 
-	if (copy_to_user(ubuf + pm->uused * item, pm->kbuf.ptr, pm->kcount * item))
+	if (!user_write_access_begin(dst, words * sizeof(u64)))
 		return -EFAULT;
+	for (i = 0; i < words; i++)
+		unsafe_put_user(src[i], dst + i, efault);
+	user_write_access_end();
 	pm->uused += pm->kcount;
 	pm->kcount = 0;
 	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 /* The process to walk: the caller's, or another one with CAP_SYS_PTRACE. */
