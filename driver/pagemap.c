@@ -132,25 +132,36 @@ static bool pm_hole(struct kmem_ro_pm *pm, unsigned long to, u64 flags)
 }
 
 /*
- * vm_normal_page() is not exported; x86 marks every special PTE.  A
- * pfn_valid() a page walks mem_section; a boot-time section is valid
- * throughout, so one check in @valid_section covers its pages for as long
- * as the walk keeps interrupts off (what pfn_valid() itself relies on).
+ * What the dense loops keep in registers across a PTE table: the memmap
+ * (vmemmap_base would be reloaded after every store to the buffer), and
+ * the last boot-time section seen, valid throughout, so that one
+ * pfn_valid() covers its pages for as long as interrupts stay off (what
+ * pfn_valid() itself relies on).  x86-64 is SPARSEMEM_VMEMMAP.
  */
-static __always_inline struct page *pm_normal_page(pte_t pte,
-						   unsigned long *valid_section)
+struct pm_memmap {
+	struct page *base;
+	unsigned long valid_section;
+};
+
+#ifndef CONFIG_SPARSEMEM_VMEMMAP
+#error "pm_memmap: pfn_to_page() is base + pfn only with SPARSEMEM_VMEMMAP"
+#endif
+#define PM_MEMMAP_INIT	((struct pm_memmap){ pfn_to_page(0), ULONG_MAX })
+
+/* vm_normal_page() is not exported; x86 marks every special PTE. */
+static __always_inline struct page *pm_normal_page(pte_t pte, struct pm_memmap *mm)
 {
 	unsigned long pfn = pte_pfn(pte);
 
 	if (pte_special(pte))
 		return NULL;
-	if (pfn_to_section_nr(pfn) != *valid_section) {
+	if (pfn_to_section_nr(pfn) != mm->valid_section) {
 		if (!pfn_valid(pfn))
 			return NULL;
 		if (early_section(__pfn_to_section(pfn)))
-			*valid_section = pfn_to_section_nr(pfn);
+			mm->valid_section = pfn_to_section_nr(pfn);
 	}
-	return pfn_to_page(pfn);
+	return mm->base + pfn;
 }
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
@@ -158,10 +169,8 @@ static __always_inline struct page *pm_normal_page(pte_t pte,
  * 6.12: folio_precise_page_mapcount(folio, page) == 1, present pages
  * only; split so that a THP reads its folio once, not once per page.
  */
-static __always_inline int pm_entire_mapcount(struct page *page)
+static __always_inline int pm_entire_mapcount(struct folio *folio)
 {
-	struct folio *folio = page_folio(page);
-
 	return folio_test_large(folio) ? folio_entire_mapcount(folio) : 0;
 }
 
@@ -174,9 +183,10 @@ static __always_inline bool pm_subpage_exclusive(struct page *page, int entire)
 	return mapcount + entire == 1;
 }
 
-static __always_inline bool pm_exclusive(struct page *page, bool present, bool migration)
+static __always_inline bool pm_exclusive(struct folio *folio, struct page *page,
+					 bool present, bool migration)
 {
-	return present && pm_subpage_exclusive(page, pm_entire_mapcount(page));
+	return present && pm_subpage_exclusive(page, pm_entire_mapcount(folio));
 }
 
 static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
@@ -185,10 +195,19 @@ static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
 	       !hugetlb_pmd_shared(ptep);
 }
 #else
-/* 6.1: page_mapcount(page) == 1, migration entries excepted */
-static __always_inline bool pm_exclusive(struct page *page, bool present, bool migration)
+/*
+ * 6.1: page_mapcount(page) == 1, migration entries excepted.  A page is
+ * compound exactly when its folio is large; a small one's count is its
+ * own _mapcount, read here without page_mapcount() reading flags anew.
+ */
+static __always_inline bool pm_exclusive(struct folio *folio, struct page *page,
+					 bool present, bool migration)
 {
-	return !migration && page_mapcount(page) == 1;
+	if (migration)
+		return false;
+	if (!folio_test_large(folio))
+		return atomic_read(&page->_mapcount) == 0;
+	return page_mapcount(page) == 1;
 }
 
 static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
@@ -217,7 +236,7 @@ struct pm_entry {
  * @vma_flags: the VMA's soft-dirty bit, read once by the caller.
  */
 static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
-					      unsigned long *valid_section)
+					      struct pm_memmap *mm)
 {
 	u64 frame = 0, flags = 0, step = 0;
 	struct page *page = NULL;
@@ -227,7 +246,7 @@ static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
 		frame = pte_pfn(pte);
 		step = 1;
 		flags |= KMEM_RO_PM_PRESENT;
-		page = pm_normal_page(pte, valid_section);
+		page = pm_normal_page(pte, mm);
 		if (pte_soft_dirty(pte))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
 		if (pte_uffd_wp(pte))
@@ -248,10 +267,14 @@ static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
 		if (pte_marker_entry_uffd_wp(entry))
 			flags |= KMEM_RO_PM_UFFD_WP;
 	}
-	if (page && !PageAnon(page))
-		flags |= KMEM_RO_PM_FILE;
-	if (page && pm_exclusive(page, flags & KMEM_RO_PM_PRESENT, migration))
-		flags |= KMEM_RO_PM_EXCLUSIVE;
+	if (page) {
+		struct folio *folio = page_folio(page);
+
+		if (!folio_test_anon(folio))
+			flags |= KMEM_RO_PM_FILE;
+		if (pm_exclusive(folio, page, flags & KMEM_RO_PM_PRESENT, migration))
+			flags |= KMEM_RO_PM_EXCLUSIVE;
+	}
 	return (struct pm_entry){ frame, flags | vma_flags, step };
 }
 
@@ -266,11 +289,11 @@ static bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 	u64 room = min_t(u64, pm->kcap - pm->kcount, pm->ucap - pm->uused - pm->kcount);
 	u64 mask = pm->show_pfn ? KMEM_RO_PM_FRAME_MASK : 0;
 	unsigned long i, n = (end - pm->addr) >> PAGE_SHIFT, m = min_t(u64, n, room);
-	unsigned long valid_section = ULONG_MAX;
+	struct pm_memmap mm = PM_MEMMAP_INIT;
 
 	for (i = 0; i < m; i++) {
 		struct pm_entry e = pm_pte(ptep_get_lockless(ptep + i), vma_flags,
-					   &valid_section);
+					   &mm);
 
 		out[i] = (e.frame & mask) | e.flags;
 	}
@@ -282,11 +305,11 @@ static bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 			 u64 vma_flags)
 {
-	unsigned long valid_section = ULONG_MAX;
+	struct pm_memmap mm = PM_MEMMAP_INIT;
 
 	for (; pm->addr < end; ptep++) {
 		struct pm_entry e = pm_pte(ptep_get_lockless(ptep), vma_flags,
-					   &valid_section);
+					   &mm);
 
 		if (!pm->show_pfn)
 			e.frame = e.step = 0;
@@ -341,7 +364,7 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	/* per page of the folio, emitted in stretches of equal flags */
 	if (!present)
 		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
-	entire = pm_entire_mapcount(page);
+	entire = pm_entire_mapcount(page_folio(page));
 	while (pm->addr < end) {
 		unsigned long n = 1, left = (end - pm->addr) >> PAGE_SHIFT;
 		bool excl = pm_subpage_exclusive(page + idx, entire);
@@ -356,7 +379,8 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	return true;
 #else
 	/* once, from the head page */
-	if (page && pm_exclusive(page, present, is_pmd_migration_entry(pmd)))
+	if (page && pm_exclusive(page_folio(page), page, present,
+				 is_pmd_migration_entry(pmd)))
 		flags |= KMEM_RO_PM_EXCLUSIVE;
 	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
 #endif
