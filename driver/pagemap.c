@@ -33,10 +33,13 @@
 
 /*
  * Entries gathered per mmap lock hold.  fs/proc/task_mmu.c takes one PMD's
- * worth (4 KiB); 16 PMDs per lock, find_vma() and copy_to_user() take the
- * fixed cost per page down without holding the lock much longer.
+ * worth (4 KiB); 16 PMDs per lock, find_vma() and the copy out take the
+ * fixed cost per page down without holding the lock much longer.  Runs
+ * are few per page: 128 of them in a slab object, not an order-4 page
+ * allocated per call, which cost a THP range's runs as much as the walk.
  */
 #define PM_KBUF_BYTES	SZ_64K
+#define PM_KBUF_RUNS	128
 
 struct kmem_ro_pm {
 	bool runs;
@@ -308,9 +311,17 @@ static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 	struct pm_memmap mm = PM_MEMMAP_INIT;
 
 	for (; pm->addr < end; ptep++) {
-		struct pm_entry e = pm_pte(ptep_get_lockless(ptep), vma_flags,
-					   &mm);
+		struct pm_entry e;
+		unsigned long none = 0;
 
+		/* the holes of a sparse table: a load a page */
+		while (pm->addr + (none << PAGE_SHIFT) < end && pte_none(ptep_get_lockless(ptep)))
+			none++, ptep++;
+		if (none && !pm_emit(pm, none, 0, vma_flags, 0))
+			return false;
+		if (pm->addr >= end)
+			break;
+		e = pm_pte(ptep_get_lockless(ptep), vma_flags, &mm);
 		if (!pm->show_pfn)
 			e.frame = e.step = 0;
 		if (pm_run_extends(pm, e.frame, e.flags, e.step)) {
@@ -332,6 +343,7 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	struct page *page = NULL;
 	bool present = pmd_present(pmd);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	struct folio *folio;
 	int entire;
 #endif
 
@@ -364,7 +376,17 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	/* per page of the folio, emitted in stretches of equal flags */
 	if (!present)
 		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
-	entire = pm_entire_mapcount(page_folio(page));
+	folio = page_folio(page);
+	entire = pm_entire_mapcount(folio);
+	/*
+	 * A page's count is its folio's PMD mappings plus its own PTE ones.
+	 * None of its pages can be exclusive past two PMD mappings, and when
+	 * the folio's total is its PMD mappings alone, no page has a PTE
+	 * mapping: either way no page needs reading, the common THP case.
+	 */
+	if (entire >= 2 || (folio_test_large(folio) && folio_large_mapcount(folio) == entire))
+		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame,
+			       flags | (entire == 1 ? KMEM_RO_PM_EXCLUSIVE : 0), step);
 	while (pm->addr < end) {
 		unsigned long n = 1, left = (end - pm->addr) >> PAGE_SHIFT;
 		bool excl = pm_subpage_exclusive(page + idx, entire);
@@ -412,20 +434,46 @@ static bool pm_hugetlb(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
 }
 
+/* One PMD's worth from pm->addr to @end, as the PMD entry @pmd says. */
+static bool pm_pmd(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t *pmdp,
+		   pmd_t pmd, unsigned long end, u64 hole_flags)
+{
+	pte_t *ptep;
+
+	if (is_vm_hugetlb_page(vma))
+		return pm_hugetlb(pm, vma, (pte_t *)pmdp, __pte(pmd_val(pmd)), PMD_MASK, end);
+	if (pmd_trans_huge(pmd) || pmd_devmap(pmd) || is_swap_pmd(pmd))
+		return pm_thp(pm, vma, pmd, end);
+	if (pmd_bad(pmd))
+		return pm_hole(pm, end, hole_flags);
+	/* a PTE table stays while interrupts are off, as for GUP-fast */
+	ptep = pte_offset_kernel(&pmd, pm->addr);
+	if (pm->runs)
+		return pm_ptes_runs(pm, ptep, end, hole_flags);
+	return pm_ptes_flat(pm, ptep, end, hole_flags);
+}
+
 /*
- * One step: from pm->addr to the end of its PMD (or of a larger empty or
- * huge entry), capped at @vend.  Interrupts are off throughout.
+ * Mapped PMDs described per interrupts-off step: 16 PTE tables' worth of
+ * entries fill the kernel buffer anyway; a run of THPs or empty PMDs goes
+ * on without the walk down from the PGD and the interrupt flag each time.
+ */
+#define PM_PMDS_PER_STEP	16
+
+/*
+ * One step from pm->addr: up to PM_PMDS_PER_STEP mapped PMDs and the
+ * empty ones between, or a larger empty or huge entry, capped at @vend
+ * and at the end of the PUD.  Interrupts are off throughout.
  */
 static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 		    unsigned long vend, u64 hole_flags)
 {
 	unsigned long addr = pm->addr, end, next;
-	bool hugetlb = is_vm_hugetlb_page(vma);
 	pgd_t pgd, *pgdp = pgd_offset(vma->vm_mm, addr);
 	p4d_t p4d, *p4dp;
 	pud_t pud, *pudp;
-	pmd_t pmd, *pmdp;
-	pte_t *ptep;
+	pmd_t *pmdp;
+	int mapped;
 
 	pgd = READ_ONCE(*pgdp);
 	end = pgd_addr_end(addr, vend);
@@ -441,29 +489,30 @@ static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 	end = pud_addr_end(addr, vend);
 	if (pud_none(pud))
 		return pm_hole(pm, end, hole_flags);
-	if (hugetlb && (pud_leaf(pud) || !pud_present(pud)))
+	if (is_vm_hugetlb_page(vma) && (pud_leaf(pud) || !pud_present(pud)))
 		return pm_hugetlb(pm, vma, (pte_t *)pudp, __pte(pud_val(pud)), PUD_MASK, end);
 	if (pud_leaf(pud) || pud_bad(pud))	/* no 1G THP for anon/file here */
 		return pm_hole(pm, end, hole_flags);
-	/* empty PMDs, the sparse case: one hole, not a step each */
+
 	pmdp = pmd_offset(&pud, addr);
-	for (next = addr; next < end && pmd_none(READ_ONCE(*pmdp)); pmdp++)
-		next = pmd_addr_end(next, end);
-	if (next > addr)
-		return pm_hole(pm, next, hole_flags);
-	pmd = READ_ONCE(*pmdp);
-	end = pmd_addr_end(addr, vend);
-	if (hugetlb)
-		return pm_hugetlb(pm, vma, (pte_t *)pmdp, __pte(pmd_val(pmd)), PMD_MASK, end);
-	if (pmd_trans_huge(pmd) || pmd_devmap(pmd) || is_swap_pmd(pmd))
-		return pm_thp(pm, vma, pmd, end);
-	if (pmd_bad(pmd))
-		return pm_hole(pm, end, hole_flags);
-	/* a PTE table stays while interrupts are off, as for GUP-fast */
-	ptep = pte_offset_kernel(&pmd, addr);
-	if (pm->runs)
-		return pm_ptes_runs(pm, ptep, end, hole_flags);
-	return pm_ptes_flat(pm, ptep, end, hole_flags);
+	for (mapped = 0; addr < end && mapped < PM_PMDS_PER_STEP; mapped++) {
+		/* empty PMDs, the sparse case: one hole, not a step each */
+		for (next = addr; next < end && pmd_none(READ_ONCE(*pmdp)); pmdp++)
+			next = pmd_addr_end(next, end);
+		if (next > addr) {
+			if (!pm_hole(pm, next, hole_flags))
+				return false;
+			addr = next;
+			if (addr == end)
+				break;
+		}
+		next = pmd_addr_end(addr, end);
+		if (!pm_pmd(pm, vma, pmdp, READ_ONCE(*pmdp), next, hole_flags))
+			return false;
+		addr = next;
+		pmdp++;
+	}
+	return true;
 }
 
 /* Walk [pm->addr, end) of @mm, mmap lock held.  False when a buffer filled. */
@@ -583,6 +632,10 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
 	pm.kcap = min_t(u64, a.buf_size, PM_KBUF_BYTES) / item;
+	if (pm.runs)
+		pm.kcap = min(pm.kcap, PM_KBUF_RUNS);
+	else	/* no more than the range has pages */
+		pm.kcap = min_t(u64, pm.kcap, (a.end - a.start) >> PAGE_SHIFT);
 	pm.kbuf.ptr = kvmalloc_array(pm.kcap, item, GFP_KERNEL);
 	if (!pm.kbuf.ptr) {
 		err = -ENOMEM;

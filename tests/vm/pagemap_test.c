@@ -256,6 +256,78 @@ START_TEST(sparse_64g_in_few_runs)
 }
 END_TEST
 
+/*
+ * A THP shared with a child, which then maps part of it by PTEs and drops
+ * some: the exclusive bit of each page of the parent's PMD goes from all
+ * set, to none (two PMD mappings), to none (the child's PTEs), to the
+ * pages the child dropped -- each state flat and as runs equal to
+ * /proc/self/pagemap.  6.12 reads the pages of a PMD only in the last two.
+ */
+static int thp_matches_proc(int dev, const char *p, uint64_t *excl)
+{
+	static uint64_t ours[512], theirs[512];
+	static struct kmem_ro_pagemap_run runs[512];
+	uint64_t start = (uintptr_t)p, pos = 0;
+	struct kmem_ro_pagemap a;
+
+	if (pagemap_call(dev, start, start + PMD, 0, ours, sizeof(ours), &a) || a.count != 512)
+		return 1;
+	proc_pagemap(start, start + PMD, theirs);
+	if (memcmp(ours, theirs, sizeof(ours)))
+		return 2;
+	if (pagemap_call(dev, start, start + PMD, KMEM_RO_PAGEMAP_RUNS, runs, sizeof(runs), &a))
+		return 3;
+	for (uint64_t i = 0; i < a.count; i++)
+		for (uint64_t j = 0; j < runs[i].pages; j++, pos++)
+			if (pos >= 512 || (runs[i].flags | (runs[i].frame + j)) != theirs[pos])
+				return 4;
+	*excl = 0;
+	for (int i = 0; i < 512; i++)
+		*excl += !!(theirs[i] & KMEM_RO_PM_EXCLUSIVE);
+	return pos == 512 && is_pmd_mapped(theirs) ? 0 : 5;
+}
+
+START_TEST(thp_shared_with_child)
+{
+	char *p = map_or_die(3 * PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	int dev = vt_open_dev(), go[2], done[2], status;
+	uint64_t excl;
+	char c = 0;
+	pid_t child;
+
+	p = (char *)(((uintptr_t)p + PMD - 1) & ~(PMD - 1));
+	madvise(p, PMD, MADV_HUGEPAGE);
+	memset(p, 1, PMD);
+	ck_assert_int_eq(thp_matches_proc(dev, p, &excl), 0);
+	ck_assert_uint_eq(excl, 512);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		/* each step on the parent's word, then tell it */
+		if (read(go[0], &c, 1) != 1 || mprotect(p, 64 * PAGE, PROT_READ) ||
+		    write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1 ||
+		    munmap(p, 64 * PAGE) || write(done[1], &c, 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
+	}
+	ck_assert_int_eq(thp_matches_proc(dev, p, &excl), 0);
+	ck_assert_uint_eq(excl, 0);
+	for (int step = 0; step < 2; step++) {
+		ck_assert_int_eq(write(go[1], &c, 1), 1);
+		ck_assert_int_eq(read(done[0], &c, 1), 1);
+		ck_assert_int_eq(thp_matches_proc(dev, p, &excl), 0);
+		printf("pagemap: THP shared, child step %d: %llu exclusive pages\n", step,
+		       (unsigned long long)excl);
+	}
+	ck_assert_int_eq(write(go[1], &c, 1), 1);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(status, 0);
+	close(dev);
+}
+END_TEST
+
 /* ---- who may ask, and bad input ---- */
 
 static int other_process(void *unused)
@@ -340,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, flat_runs_resume_match_proc_as_root);
 	tcase_add_test(tc, flat_runs_resume_match_proc_as_user);
 	tcase_add_test(tc, sparse_64g_in_few_runs);
+	tcase_add_test(tc, thp_shared_with_child);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rules");
