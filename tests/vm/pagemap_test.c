@@ -328,6 +328,40 @@ START_TEST(thp_shared_with_child)
 }
 END_TEST
 
+/*
+ * More runs than the driver gathers per lock hold (128): every other page
+ * touched, 1000 runs in one call, expanded equal to /proc/self/pagemap.
+ */
+START_TEST(many_runs_in_one_call)
+{
+	enum { PAGES = 1000 };
+	static struct kmem_ro_pagemap_run runs[PAGES];
+	static uint64_t theirs[PAGES];
+	char *p = map_or_die(PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t start = (uintptr_t)p, pos = 0;
+	struct kmem_ro_pagemap a;
+	int dev = vt_open_dev();
+
+	madvise(p, PAGES * PAGE, MADV_NOHUGEPAGE);
+	for (int i = 0; i < PAGES; i += 2)
+		p[i * PAGE] = 1;
+	ck_assert_int_eq(pagemap_call(dev, start, start + PAGES * PAGE, KMEM_RO_PAGEMAP_RUNS,
+				      runs, sizeof(runs), &a), 0);
+	proc_pagemap(start, start + PAGES * PAGE, theirs);
+	ck_assert_uint_eq(a.count, PAGES);
+	ck_assert_uint_eq(a.walk_end, start + PAGES * PAGE);
+	for (uint64_t i = 0; i < a.count; i++) {
+		ck_assert_uint_eq(runs[i].start, start + pos * PAGE);
+		for (uint64_t j = 0; j < runs[i].pages; j++, pos++)
+			ck_assert_uint_eq(runs[i].flags | (runs[i].frame ? runs[i].frame + j : 0),
+					  theirs[pos]);
+	}
+	ck_assert_uint_eq(pos, PAGES);
+	munmap(p, PAGES * PAGE);
+	close(dev);
+}
+END_TEST
+
 /* ---- who may ask, and bad input ---- */
 
 static int other_process(void *unused)
@@ -413,6 +447,7 @@ int main(void)
 	tcase_add_test(tc, flat_runs_resume_match_proc_as_user);
 	tcase_add_test(tc, sparse_64g_in_few_runs);
 	tcase_add_test(tc, thp_shared_with_child);
+	tcase_add_test(tc, many_runs_in_one_call);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rules");
