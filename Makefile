@@ -63,7 +63,7 @@ test-modules: deps
 	done
 
 sparse: deps
-	@set -e; for k in $(KERNELS); do \
+	@set -e; mkdir -p $(BUILD); for k in $(KERNELS); do \
 		echo "  SPARSE  $$k"; \
 		scripts/build-module.sh $$k driver $(BUILD)/sparse-$$k C=2 W=1 modules \
 			2>&1 | grep -v 'Skipping BTF' | tee $(BUILD)/sparse-$$k.log; \
