@@ -93,7 +93,7 @@ check:
 	@scripts/check.sh
 
 # The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of Debian's 6.12
-# sources (scripts/build-debug-kernel.sh; ~40 min on 2 cores when cold).
+# sources (scripts/build-debug-kernel.sh; 61 min cold on 2 busy cores).
 # Sanitizers slow TCG down: more time and memory per group.
 check-debug:
 	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} $(MAKE) check-vm KERNELS=6.12-debug
