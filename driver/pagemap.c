@@ -658,7 +658,8 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 			pm.open.pages = 0;
 		}
 		err = pm_flush(&pm, u64_to_user_ptr(a.buf_addr));
-		if (err || pm.full || done)
+		/* a last run that found the kernel buffer full goes next time */
+		if (err || pm.full || (done && !pm.open.pages))
 			break;
 	}
 	if (err)
