@@ -388,7 +388,7 @@ static uint64_t ram_phys(struct reader *r, uint64_t *len)
 static void op_mmap(struct reader *r)
 {
 	struct ctx *c = r->c;
-	uint64_t phys, len;
+	uint64_t phys, len, lo, hi;	/* [lo, hi): what may be touched */
 	volatile const char *p;
 	unsigned int kind = rnd(r) % 3;
 
@@ -405,16 +405,29 @@ static void op_mmap(struct reader *r)
 			return;
 	}
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, (off_t)phys);
+	lo = 0;
+	hi = len;
 	if (p == MAP_FAILED) {
 		/* mmap_ram=0 leaves only the text mappable */
 		note(OP_MMAP, -errno, c->mmap_ram || kind == 0 ? OK() : OK(EPERM));
 		return;
 	}
 	note(OP_MMAP, 0, OK());
+	if (!c->mmap_ram && kind != 0) {
+		/*
+		 * mmap_ram=0 maps RAM that meets the text, but only the text
+		 * in it reads: the rest raises SIGBUS, as documented.
+		 */
+		uint64_t text_len = (c->info.text_end - c->info.text_start + PAGE - 1) & ~(PAGE - 1);
+
+		lo = (phys > c->text_phys ? phys : c->text_phys) - phys;
+		hi = (phys + len < c->text_phys + text_len ? phys + len : c->text_phys + text_len) - phys;
+	}
 	for (int i = 0; i < 16; i++)
-		(void)p[(rnd(r) % (len / PAGE)) * PAGE + rnd(r) % PAGE];
-	if (kind == 1 && memcmp((const char *)p + (c->banner_phys & (PAGE - 1)), c->banner_text,
-				sizeof(c->banner_text)))
+		(void)p[lo + (rnd(r) % ((hi - lo) / PAGE)) * PAGE + rnd(r) % PAGE];
+	if (kind == 1 && c->mmap_ram &&
+	    memcmp((const char *)p + (c->banner_phys & (PAGE - 1)), c->banner_text,
+		   sizeof(c->banner_text)))
 		unexpected("mmap: linux_banner differs from /proc/kcore");
 	munmap((void *)p, len);
 }
