@@ -52,17 +52,11 @@ static struct nl_msg *module_msg(int cmd, const char *name)
 	return msg;
 }
 
-/* A snapshot part with @n ids (ids[i] = 10 + i, counts[i] = 100 * i). */
-static struct nl_msg *snap_msg(unsigned int first, unsigned int n, unsigned int total,
-			       unsigned int ncounts)
+/* A snapshot part up to its arrays: of @total probes, from the @first. */
+static struct nl_msg *snap_start(unsigned int first, unsigned int total)
 {
 	struct nl_msg *msg = start(FAMILY, KMEM_RO_EVENTS_CMD_SNAPSHOT);
-	uint64_t ids[KMEM_RO_EVENTS_SNAP_MAX_IDS + 1], counts[KMEM_RO_EVENTS_SNAP_MAX_IDS + 1];
 
-	for (unsigned int i = 0; i < n || i < ncounts; i++) {
-		ids[i] = 10 + i;
-		counts[i] = 100 * i;
-	}
 	put_common(msg);
 	ck_assert_int_eq(nla_put_u64(msg, KMEM_RO_EVENTS_A_SNAP_ID, 5), 0);
 	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_OWNER, 1234), 0);
@@ -71,6 +65,20 @@ static struct nl_msg *snap_msg(unsigned int first, unsigned int n, unsigned int 
 	ck_assert_int_eq(nla_put_u64(msg, KMEM_RO_EVENTS_A_SNAP_TIME_NS, 123456789), 0);
 	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_TOTAL, total), 0);
 	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_FIRST, first), 0);
+	return msg;
+}
+
+/* A snapshot part with @n ids (ids[i] = 10 + i, counts[i] = 100 * i). */
+static struct nl_msg *snap_msg(unsigned int first, unsigned int n, unsigned int total,
+			       unsigned int ncounts)
+{
+	struct nl_msg *msg = snap_start(first, total);
+	uint64_t ids[KMEM_RO_EVENTS_SNAP_MAX_IDS + 1], counts[KMEM_RO_EVENTS_SNAP_MAX_IDS + 1];
+
+	for (unsigned int i = 0; i < n || i < ncounts; i++) {
+		ids[i] = 10 + i;
+		counts[i] = 100 * i;
+	}
 	ck_assert_int_eq(nla_put(msg, KMEM_RO_EVENTS_A_SNAP_IDS, n * 8, ids), 0);
 	ck_assert_int_eq(nla_put(msg, KMEM_RO_EVENTS_A_SNAP_COUNTS, ncounts * 8, counts), 0);
 	return msg;
@@ -201,15 +209,7 @@ START_TEST(malformed)
 	ck_assert_int_eq(parse(&f, snap_msg(5, 0, 4, 0)), -EPROTO);
 	ck_assert_int_eq(parse(&f, snap_msg(4, 0, 4, 0)), 1);
 	/* an array that is not whole __u64s */
-	msg = start(FAMILY, KMEM_RO_EVENTS_CMD_SNAPSHOT);
-	put_common(msg);
-	ck_assert_int_eq(nla_put_u64(msg, KMEM_RO_EVENTS_A_SNAP_ID, 5), 0);
-	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_OWNER, 1), 0);
-	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_INTERVAL_MS, 100), 0);
-	ck_assert_int_eq(nla_put_u64(msg, KMEM_RO_EVENTS_A_SNAP_TICK, 1), 0);
-	ck_assert_int_eq(nla_put_u64(msg, KMEM_RO_EVENTS_A_SNAP_TIME_NS, 1), 0);
-	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_TOTAL, 1), 0);
-	ck_assert_int_eq(nla_put_u32(msg, KMEM_RO_EVENTS_A_SNAP_FIRST, 0), 0);
+	msg = snap_start(0, 1);
 	ck_assert_int_eq(nla_put(msg, KMEM_RO_EVENTS_A_SNAP_IDS, 4, "abcd"), 0);
 	ck_assert_int_eq(nla_put(msg, KMEM_RO_EVENTS_A_SNAP_COUNTS, 4, "abcd"), 0);
 	ck_assert_int_eq(parse(&f, msg), -EPROTO);
