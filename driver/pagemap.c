@@ -305,24 +305,27 @@ static bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 	return m == n || pm_room(pm);
 }
 
+/* The same as runs; the empty entries of a sparse table cost a load each. */
 static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 			 u64 vma_flags)
 {
 	struct pm_memmap mm = PM_MEMMAP_INIT;
+	bool show_pfn = pm->show_pfn;
+	unsigned long none = 0;		/* empty entries not yet emitted */
 
-	for (; pm->addr < end; ptep++) {
+	for (; pm->addr + (none << PAGE_SHIFT) < end; ptep++) {
+		pte_t pte = ptep_get_lockless(ptep);
 		struct pm_entry e;
-		unsigned long none = 0;
 
-		/* the holes of a sparse table: a load a page */
-		while (pm->addr + (none << PAGE_SHIFT) < end && pte_none(ptep_get_lockless(ptep)))
-			none++, ptep++;
+		if (pte_none(pte)) {
+			none++;
+			continue;
+		}
 		if (none && !pm_emit(pm, none, 0, vma_flags, 0))
 			return false;
-		if (pm->addr >= end)
-			break;
-		e = pm_pte(ptep_get_lockless(ptep), vma_flags, &mm);
-		if (!pm->show_pfn)
+		none = 0;
+		e = pm_pte(pte, vma_flags, &mm);
+		if (!show_pfn)
 			e.frame = e.step = 0;
 		if (pm_run_extends(pm, e.frame, e.flags, e.step)) {
 			pm->open.pages++;
@@ -331,7 +334,7 @@ static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end,
 			return false;
 		}
 	}
-	return true;
+	return !none || pm_emit(pm, none, 0, vma_flags, 0);
 }
 
 /* A transparent huge PMD or its migration entry, as pagemap_pmd_range(). */
