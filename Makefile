@@ -54,12 +54,12 @@ tools: lib
 	$(MAKE) -C tools
 
 # kmem_ro.ko and the test-only kmem_ro_testobj.ko per test kernel,
-# warnings are errors; the dense pagemap loops must not cross a page.
+# warnings are errors; the per-page pagemap loops must not cross a page.
 test-modules: deps
 	@set -e; for k in $(KERNELS); do \
 		echo "  MODULE  $$k"; \
 		scripts/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
-		scripts/check-hot-layout.sh $(BUILD)/$$k/driver/kmem_ro.ko pm_ptes_flat pm_ptes_runs; \
+		scripts/check-hot-layout.sh $(BUILD)/$$k/driver/kmem_ro.ko pm_emit pm_ptes_flat pm_ptes_runs pm_flush; \
 		scripts/build-module.sh $$k tests/vm/testobj $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
 	done
 

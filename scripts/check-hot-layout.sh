@@ -5,7 +5,7 @@
 # lies within one 4 KiB page wherever the module loader puts its section
 # (it aligns each section to its sh_addralign in page-aligned memory).
 # Under QEMU's TCG a loop that crosses a page runs up to 1.6x slower, so
-# the benchmarks would measure the linker (see pm_ptes_flat() in
+# the benchmarks would measure the linker (see above pm_room() in
 # driver/pagemap.c).
 set -euo pipefail
 ko=$1
