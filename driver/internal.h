@@ -25,10 +25,14 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
+bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
+			  unsigned int *level);
+void kmem_ro_ram_init(void);
+bool kmem_ro_ram_unaccepted(void);
 
 struct file;
-long kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
-			 const struct kmem_ro_ram *ram);
+size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
+			   const struct kmem_ro_ram *ram, int *err);
 long kmem_ro_readv_ioctl(void __user *uarg);
 long kmem_ro_walk_ioctl(void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
@@ -62,5 +66,14 @@ int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma);
 unsigned long kmem_ro_get_unmapped_area(struct file *file, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
+
+/* Memory going offline: its mappings are revoked (hotplug.c). */
+struct file;
+struct vm_area_struct;
+int kmem_ro_hotplug_init(void);
+void kmem_ro_hotplug_exit(void);
+void kmem_ro_hotplug_open(struct file *file);
+bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
+			      unsigned long size, unsigned long pfn);
 
 #endif /* KMEM_RO_INTERNAL_H */

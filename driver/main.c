@@ -3,8 +3,11 @@
  * kmem_ro - read-only access to live kernel memory for monitoring tools.
  *
  * /dev/kmem_ro is a misc device.  Holding an fd on it carries the same power
- * as reading /proc/kcore, so it is refused exactly when kcore is (lockdown
- * confidentiality mode) and the node is root:<monitoring group> 0440.
+ * as reading /proc/kcore, but the gate differs on purpose: kcore demands
+ * CAP_SYS_RAWIO, while the node (root:<monitoring group> 0440) lets its
+ * group in; require_rawio=1 demands CAP_SYS_RAWIO too.  Kernel lockdown
+ * refuses opens exactly as it refuses kcore's (LOCKDOWN_KCORE, i.e.
+ * confidentiality mode).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,15 +30,19 @@ static int kmem_ro_open(struct inode *inode, struct file *file)
 {
 	int err;
 
+	/*
+	 * First, as open_kcore() asks it, so the lockdown LSM logs every
+	 * refused open whatever else is wrong with it.
+	 */
+	err = security_locked_down(LOCKDOWN_KCORE);
+	if (err)
+		return err;
 	/* Read-only by construction: no write path exists to reach. */
 	if (file->f_mode & FMODE_WRITE)
 		return -EPERM;
 	if (require_rawio && !capable(CAP_SYS_RAWIO))
 		return -EPERM;
-	/* Same gate as open_kcore(); the lockdown LSM logs the refusal. */
-	err = security_locked_down(LOCKDOWN_KCORE);
-	if (err)
-		return err;
+	kmem_ro_hotplug_open(file);	/* its mappings revocable with all others */
 	file->private_data = NULL;	/* probes of this file, made on first use */
 	return nonseekable_open(inode, file);
 }
@@ -47,11 +54,53 @@ static int kmem_ro_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#define KMEM_RO_IOC_SIZE_BITS	(_IOC_SIZEMASK << _IOC_SIZESHIFT)
+
+/* Every ioctl, and the smallest struct size its command may encode. */
+static const struct {
+	unsigned int cmd;
+	unsigned int ver0_size;
+} kmem_ro_ioctls[] = {
+	{ KMEM_RO_IOC_INFO, KMEM_RO_INFO_SIZE_VER0 },
+	{ KMEM_RO_IOC_READV, KMEM_RO_READV_SIZE_VER0 },
+	{ KMEM_RO_IOC_WALK, KMEM_RO_WALK_SIZE_VER0 },
+	{ KMEM_RO_IOC_PAGEMAP, KMEM_RO_PAGEMAP_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_ADD, KMEM_RO_PROBE_ADD_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0 },
+	{ KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0 },
+};
+
+/*
+ * An ioctl is known by its type, number and direction, as drm_ioctl()
+ * does: the size _IOWR() encodes is that of the caller's header, which
+ * may be older or newer than ours.  The struct's own size field says what
+ * the caller passed (kmem_ro_arg_in()).  Return: the command as this
+ * driver's header spells it, or 0.
+ */
+static unsigned int kmem_ro_ioctl_cmd(unsigned int cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmem_ro_ioctls); i++) {
+		unsigned int known = kmem_ro_ioctls[i].cmd;
+
+		if ((cmd & ~KMEM_RO_IOC_SIZE_BITS) == (known & ~KMEM_RO_IOC_SIZE_BITS) &&
+		    _IOC_SIZE(cmd) >= kmem_ro_ioctls[i].ver0_size)
+			return known;
+	}
+	return 0;
+}
+
 static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
+	cmd = kmem_ro_ioctl_cmd(cmd);
 	switch (cmd) {
 	case KMEM_RO_IOC_INFO:
 		return kmem_ro_info_ioctl(uarg);
@@ -63,6 +112,8 @@ static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 		return kmem_ro_pagemap_ioctl(file, uarg);
 	case KMEM_RO_IOC_EVENTS_SNAPSHOT:
 		return kmem_ro_events_snapshot_ioctl(file, uarg);
+	case 0:
+		return -ENOTTY;
 	}
 	return kmem_ro_probe_ioctl(file, cmd, uarg);
 }
@@ -91,17 +142,23 @@ static int __init kmem_ro_init(void)
 	err = kmem_ro_info_init();
 	if (err)
 		return err;
+	kmem_ro_ram_init();
 	err = kmem_ro_events_init();
 	if (err)
 		return err;
 	err = kmem_ro_probe_init();
 	if (err)
 		goto out_events;
-	err = misc_register(&kmem_ro_miscdev);
+	err = kmem_ro_hotplug_init();
 	if (err)
 		goto out_probes;
+	err = misc_register(&kmem_ro_miscdev);
+	if (err)
+		goto out_hotplug;
 	return 0;
 
+out_hotplug:
+	kmem_ro_hotplug_exit();
 out_probes:
 	kmem_ro_probe_exit();
 out_events:
@@ -112,6 +169,7 @@ out_events:
 static void __exit kmem_ro_exit(void)
 {
 	misc_deregister(&kmem_ro_miscdev);
+	kmem_ro_hotplug_exit();
 	kmem_ro_probe_exit();
 	kmem_ro_events_exit();
 }

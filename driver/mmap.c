@@ -7,8 +7,11 @@
  * mmap() time, so the fault path looks only at that list, the memory map
  * and the kernel's own direct map: no lock is shared between faulting
  * readers.  Pages are inserted on fault, by PMD where the kernel allows.
+ * Memory that goes offline is zapped from every mapping and faults there
+ * give SIGBUS until it is back online (hotplug.c).
  */
 #include <linux/kref.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pfn_t.h>
@@ -52,6 +55,12 @@ static void kmem_ro_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
 }
 #endif
 
+/* RAM beyond the text is mappable: the parameter, and no unaccepted memory. */
+static bool kmem_ro_mmap_ram(void)
+{
+	return mmap_ram && !kmem_ro_ram_unaccepted();
+}
+
 /**
  * kmem_ro_mmap_features() - KMEM_RO_FEAT_MMAP_* bits in effect now
  *
@@ -61,7 +70,7 @@ u64 kmem_ro_mmap_features(void)
 {
 	u64 features = KMEM_RO_FEAT_MMAP_TEXT;
 
-	if (mmap_ram)
+	if (kmem_ro_mmap_ram())
 		features |= KMEM_RO_FEAT_MMAP_RAM;
 	if (KMEM_RO_HUGE)
 		features |= KMEM_RO_FEAT_MMAP_HUGE;
@@ -70,16 +79,24 @@ u64 kmem_ro_mmap_features(void)
 
 static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 {
-	struct kmem_ro_mapping *map = vmf->vma->vm_private_data;
-	unsigned long pfn = vmf->pgoff;
+	struct vm_area_struct *vma = vmf->vma;
+	struct kmem_ro_mapping *map = vma->vm_private_data;
+	unsigned long pfn = vmf->pgoff, show = pfn;
 	unsigned int level;
+	vm_fault_t ret;
 
 	if (!kmem_ro_ram_contains(map->ram, pfn, 1))
 		return VM_FAULT_SIGBUS;
+	/* Offline or removed memory is not there to read (hotplug.c). */
+	if (!pfn_to_online_page(pfn))
+		return VM_FAULT_SIGBUS;
 	/* What the kernel cannot read reads as zeros, as in /proc/kcore. */
 	if (!kmem_ro_page_readable(pfn, &level))
-		pfn = my_zero_pfn(vmf->address);
-	return vmf_insert_pfn(vmf->vma, vmf->address, pfn);
+		show = my_zero_pfn(vmf->address);
+	ret = vmf_insert_pfn(vma, vmf->address, show);
+	if (!kmem_ro_hotplug_inserted(vma, vmf->address, PAGE_SIZE, pfn))
+		return VM_FAULT_SIGBUS;
+	return ret;
 }
 
 #if KMEM_RO_HUGE
@@ -95,6 +112,7 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 	unsigned long haddr = vmf->address & PMD_MASK;
 	unsigned long pfn, i;
 	unsigned int level;
+	vm_fault_t ret;
 
 	if (order != PMD_ORDER || haddr < vma->vm_start ||
 	    haddr + PMD_SIZE > vma->vm_end)
@@ -108,7 +126,10 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 	for (i = 1; i < PTRS_PER_PMD; i++)
 		if (!kmem_ro_page_online(pfn + i))
 			return VM_FAULT_FALLBACK;
-	return vmf_insert_pfn_pmd(vmf, pfn_to_pfn_t(pfn), false);
+	ret = vmf_insert_pfn_pmd(vmf, pfn_to_pfn_t(pfn), false);
+	if (!kmem_ro_hotplug_inserted(vma, haddr, PMD_SIZE, pfn))
+		return VM_FAULT_SIGBUS;
+	return ret;
 }
 #endif
 
@@ -182,7 +203,7 @@ int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EPERM;
 	if (last > PHYS_PFN(U64_MAX))
 		return -EINVAL;
-	ram = mmap_ram ? kmem_ro_ram_get(first, last) : kmem_ro_text_ram(first, last);
+	ram = kmem_ro_mmap_ram() ? kmem_ro_ram_get(first, last) : kmem_ro_text_ram(first, last);
 	if (IS_ERR(ram))
 		return PTR_ERR(ram);
 	map = kmalloc(sizeof(*map), GFP_KERNEL);

@@ -24,6 +24,13 @@
  * out of the filter while ftrace still knows them and marks them
  * KMEM_RO_PROBE_GONE; until that text is gone for good no new probe may go
  * there.  Probes do not pin a module, as kprobes do not.
+ *
+ * User memory is never touched under a lock: a user page can stall for
+ * ever (FUSE, userfaultfd), while the module notifier takes
+ * kmem_ro_sets_lock and every set->lock, and release kmem_ro_sets_lock.
+ * Each call copies its input in before it locks and stages its output in
+ * kernel memory, in bounded steps where it can be large, and copies it out
+ * after it unlocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,14 +59,17 @@
 /* Specs copied in per step of an ADD call: bounds the kernel buffer. */
 #define PROBE_CHUNK	256
 
-/* Internal flag: already named by the ids of the current call. */
+/* Internal flags: already named by the ids of the current call; */
 #define PROBE_PICKED	(1U << 31)
+/* an ADD will enable it once all its specs are in, unless switched before. */
+#define PROBE_PENDING	(1U << 30)
 #define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE | KMEM_RO_PROBE_GONE)
 
 struct kmem_ro_probe {
 	struct rhash_head node;
 	unsigned long key;		/* addr + offset */
 	u64 id;
+	u64 gen;			/* tells it from a later probe with its id */
 	unsigned long addr;
 	u32 offset;
 	u32 flags;			/* KMEM_RO_PROBE_ENABLED, _KPROBE */
@@ -73,12 +83,14 @@ struct kmem_ro_probe_set {
 	struct rhashtable ht;
 	struct idr ids;			/* id -> probe, walked in id order */
 	unsigned int nr;
+	u64 gens;			/* probes ever made here */
 	struct ftrace_ops ops;		/* enabled entry probes */
 	struct ftrace_ops check;	/* never registered: validates batches */
 	bool ops_on;
 	unsigned int ftrace_enabled;
 	pid_t owner;
 	struct list_head sets;
+	u64 serial;			/* order in kmem_ro_sets, newest first */
 };
 
 /* Not the default memcmp(): the ftrace callback must call nothing traceable. */
@@ -97,9 +109,13 @@ static const struct rhashtable_params kmem_ro_probe_params = {
 	.automatic_shrinking = true,
 };
 
-/* Every file's probe set, for LIST with KMEM_RO_PROBE_LIST_ALL_FILES. */
+/*
+ * Every file's probe set, for LIST with KMEM_RO_PROBE_LIST_ALL_FILES;
+ * added at the head, so their serials fall along the list.
+ */
 static LIST_HEAD(kmem_ro_sets);
 static DEFINE_MUTEX(kmem_ro_sets_lock);
+static u64 kmem_ro_sets_serial;
 
 /*
  * Module text that takes no new probe: all of a going module's, a live
@@ -284,6 +300,7 @@ static struct kmem_ro_probe_set *kmem_ro_probe_set(struct file *file, bool creat
 	idr_init(&set->ids);
 	set->ops.func = kmem_ro_probe_ftrace;
 	set->owner = task_tgid_nr(current);
+	set->serial = ++kmem_ro_sets_serial;
 	list_add(&set->sets, &kmem_ro_sets);
 	file->private_data = set;
 out:
@@ -480,6 +497,7 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 		goto out_unregister;
 	}
 	p->id = id;
+	p->gen = ++set->gens;
 	err = rhashtable_lookup_insert_fast(&set->ht, &p->node, kmem_ro_probe_params);
 	if (err)
 		goto out_unid;
@@ -496,6 +514,62 @@ out_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * Check and make the probes of one ADD step, whose specs are in @c, under
+ * the set's lock.  An entry probe to enable is marked pending and its id
+ * kept in @pending: it is enabled after the last step, with the others.
+ */
+static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro_probe_chunk *c,
+				   unsigned int n, int *pending, unsigned int *nr_pending,
+				   u32 *added)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		c->results[i] = kmem_ro_probe_check(set, &c->specs[i], c->names[i]);
+	kmem_ro_probe_check_entries(set, c, n);
+	for (i = 0; i < n; i++) {
+		struct kmem_ro_probe *p;
+
+		if (c->results[i])
+			continue;
+		p = kmem_ro_probe_new(set, &c->specs[i], c->names[i]);
+		if (IS_ERR(p)) {
+			c->results[i] = PTR_ERR(p);
+			continue;
+		}
+		c->results[i] = p->id;
+		(*added)++;
+		if (!p->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED)) {
+			WRITE_ONCE(p->flags, p->flags | PROBE_PENDING);
+			pending[(*nr_pending)++] = p->id;
+		}
+	}
+}
+
+/*
+ * Enable, in one filter update, the pending probes of an ADD.  The lock
+ * was dropped between its steps: a probe may since have been deleted (and
+ * its id given to another), enabled or disabled by id or by ALL (which
+ * clears PENDING: the later request wins) or gone with its module.
+ */
+static int kmem_ro_probe_enable_pending(struct kmem_ro_probe_set *set, const int *pending,
+					unsigned int n, struct kmem_ro_probe **enable)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct kmem_ro_probe *p = idr_find(&set->ids, pending[i]);
+
+		if (!p || !(p->flags & PROBE_PENDING))
+			continue;
+		WRITE_ONCE(p->flags, p->flags & ~PROBE_PENDING);
+		if (!(p->flags & (KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_GONE)))
+			enable[k++] = p;
+	}
+	return kmem_ro_ftrace_enable(set, enable, k);
+}
+
 static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 {
 	struct kmem_ro_probe_spec __user *uspecs;
@@ -503,7 +577,8 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 	struct kmem_ro_probe_chunk *c = NULL;
 	struct kmem_ro_probe_set *set;
 	struct kmem_ro_probe_add a;
-	unsigned int done, n, i, nr_enable = 0;
+	unsigned int done, n, i, nr_pending = 0;
+	int *pending = NULL;
 	u64 usize;
 	int err, ret;
 
@@ -520,39 +595,24 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 	if (!set)
 		return -ENOMEM;
 	c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	pending = kvmalloc_array(a.count, sizeof(*pending), GFP_KERNEL);
 	enable = kvmalloc_array(a.count, sizeof(*enable), GFP_KERNEL);
-	if (!c || !enable) {
+	if (!c || !pending || !enable) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	uspecs = u64_to_user_ptr(a.specs_addr);
 	a.added = 0;
 
-	mutex_lock(&set->lock);
 	for (done = 0; done < a.count && !err; done += n) {
 		n = min_t(unsigned int, a.count - done, PROBE_CHUNK);
 		if (copy_from_user(c->specs, uspecs + done, n * sizeof(*c->specs))) {
 			err = -EFAULT;
 			break;
 		}
-		for (i = 0; i < n; i++)
-			c->results[i] = kmem_ro_probe_check(set, &c->specs[i], c->names[i]);
-		kmem_ro_probe_check_entries(set, c, n);
-		for (i = 0; i < n; i++) {
-			struct kmem_ro_probe *p;
-
-			if (c->results[i])
-				continue;
-			p = kmem_ro_probe_new(set, &c->specs[i], c->names[i]);
-			if (IS_ERR(p)) {
-				c->results[i] = PTR_ERR(p);
-				continue;
-			}
-			c->results[i] = p->id;
-			a.added++;
-			if (!p->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED))
-				enable[nr_enable++] = p;
-		}
+		mutex_lock(&set->lock);
+		kmem_ro_probe_add_step(set, c, n, pending, &nr_pending, &a.added);
+		mutex_unlock(&set->lock);
 		for (i = 0; i < n && !err; i++)
 			if (put_user(c->results[i], &uspecs[done + i].result))
 				err = -EFAULT;
@@ -563,14 +623,16 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 	 * probes added so far stay (LIST shows them) and must be in the state
 	 * their specs asked for, as kprobes already are.
 	 */
-	ret = kmem_ro_ftrace_enable(set, enable, nr_enable);
+	mutex_lock(&set->lock);
+	ret = kmem_ro_probe_enable_pending(set, pending, nr_pending, enable);
+	mutex_unlock(&set->lock);
 	if (!err)
 		err = ret;
-	mutex_unlock(&set->lock);
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 out_free:
 	kvfree(enable);
+	kvfree(pending);
 	kvfree(c);
 	return err;
 }
@@ -579,13 +641,15 @@ out_free:
 
 enum kmem_ro_probe_op { PROBE_ENABLE, PROBE_DISABLE, PROBE_DEL, PROBE_STATS };
 
-/* The probes an ids argument names, in order; -ENOENT at an unknown id. */
-static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, struct kmem_ro_probe_ids *a,
-			      struct kmem_ro_probe ***out, unsigned int *nr)
+/*
+ * The probes an ids argument names (@ids, copied in already), in order;
+ * -ENOENT at an unknown id.
+ */
+static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, const struct kmem_ro_probe_ids *a,
+			      const u64 *ids, struct kmem_ro_probe ***out, unsigned int *nr)
 {
 	struct kmem_ro_probe **picked, *p;
 	unsigned int n = 0, i;
-	u64 *ids = NULL;
 	int id, err = 0;
 
 	if (a->flags & KMEM_RO_PROBE_ALL) {
@@ -596,16 +660,9 @@ static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, struct kmem_ro_prob
 			picked[n++] = p;
 		goto out;
 	}
-	ids = kvmalloc_array(a->count, sizeof(*ids), GFP_KERNEL);
 	picked = kvmalloc_array(a->count, sizeof(*picked), GFP_KERNEL);
-	if (!ids || !picked) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	if (copy_from_user(ids, u64_to_user_ptr(a->ids_addr), a->count * sizeof(*ids))) {
-		err = -EFAULT;
-		goto out_free;
-	}
+	if (!picked)
+		return -ENOMEM;
 	for (i = 0; i < a->count; i++) {
 		p = ids[i] <= INT_MAX ? idr_find(&set->ids, ids[i]) : NULL;
 		if (!p) {
@@ -619,14 +676,9 @@ static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, struct kmem_ro_prob
 	}
 	for (i = 0; i < n; i++)
 		picked[i]->flags &= ~PROBE_PICKED;
-	kvfree(ids);
 out:
 	*out = picked;
 	*nr = n;
-	return err;
-out_free:
-	kvfree(ids);
-	kvfree(picked);
 	return err;
 }
 
@@ -657,6 +709,8 @@ static int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct kmem_ro_pr
 	for (i = 0; i < n && !err; i++) {
 		bool is_on = p[i]->flags & KMEM_RO_PROBE_ENABLED;
 
+		/* this request comes after the ADD that made it pending */
+		WRITE_ONCE(p[i]->flags, p[i]->flags & ~PROBE_PENDING);
 		if (is_on == on || (p[i]->flags & KMEM_RO_PROBE_GONE))
 			continue;
 		if (!p[i]->offset) {
@@ -702,15 +756,74 @@ static int kmem_ro_probe_delete(struct kmem_ro_probe_set *set, struct kmem_ro_pr
 	return 0;
 }
 
+/*
+ * The counts a STATS read, to copy out once unlocked, and, with RESET,
+ * which probes they came from: if the copy fails, they get them back.
+ */
+struct kmem_ro_probe_counts {
+	u64 *counts;
+	u64 *gens;
+	int *ids;
+	unsigned int n;
+};
+
+static void kmem_ro_probe_counts_free(struct kmem_ro_probe_counts *c)
+{
+	kvfree(c->counts);
+	kvfree(c->gens);
+	kvfree(c->ids);
+}
+
+static int kmem_ro_probe_counts_take(struct kmem_ro_probe_counts *c, struct kmem_ro_probe **p,
+				     unsigned int n, bool reset)
+{
+	unsigned int i;
+
+	c->counts = kvmalloc_array(max(n, 1U), sizeof(*c->counts), GFP_KERNEL);
+	if (reset) {
+		c->gens = kvmalloc_array(max(n, 1U), sizeof(*c->gens), GFP_KERNEL);
+		c->ids = kvmalloc_array(max(n, 1U), sizeof(*c->ids), GFP_KERNEL);
+	}
+	if (!c->counts || (reset && (!c->gens || !c->ids)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		c->counts[i] = kmem_ro_probe_hits(p[i], reset);
+		if (reset) {
+			c->gens[i] = p[i]->gen;
+			c->ids[i] = p[i]->id;
+		}
+	}
+	c->n = n;
+	return 0;
+}
+
+/* A RESET whose counts did not reach the user: add them back. */
+static void kmem_ro_probe_counts_give_back(struct kmem_ro_probe_set *set,
+					   const struct kmem_ro_probe_counts *c)
+{
+	struct kmem_ro_probe *p;
+	unsigned int i;
+
+	mutex_lock(&set->lock);
+	for (i = 0; i < c->n; i++) {
+		p = idr_find(&set->ids, c->ids[i]);
+		if (p && p->gen == c->gens[i])		/* not deleted since */
+			this_cpu_add(*p->hits, c->counts[i]);
+	}
+	mutex_unlock(&set->lock);
+}
+
 static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 				    enum kmem_ro_probe_op op)
 {
 	u64 valid = KMEM_RO_PROBE_ALL | (op == PROBE_STATS ? KMEM_RO_PROBE_RESET : 0);
+	struct kmem_ro_probe_counts counts = { };
 	struct kmem_ro_probe_set *set;
 	struct kmem_ro_probe **p = NULL;
 	struct kmem_ro_probe_ids a;
-	u64 __user *ucounts;
-	unsigned int n = 0, i;
+	bool reset = false;
+	unsigned int n = 0;
+	u64 *ids = NULL;
 	u64 usize;
 	int err;
 
@@ -734,9 +847,14 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 		a.done = 0;
 		return kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 	}
+	if (!(a.flags & KMEM_RO_PROBE_ALL)) {
+		ids = vmemdup_array_user(u64_to_user_ptr(a.ids_addr), a.count, sizeof(*ids));
+		if (IS_ERR(ids))
+			return PTR_ERR(ids);
+	}
 
 	mutex_lock(&set->lock);
-	err = kmem_ro_probe_pick(set, &a, &p, &n);
+	err = kmem_ro_probe_pick(set, &a, ids, &p, &n);
 	switch (op) {
 	case PROBE_ENABLE:
 	case PROBE_DISABLE:
@@ -754,19 +872,28 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 		}
 		break;
 	case PROBE_STATS:
-		ucounts = u64_to_user_ptr(a.counts_addr);
+		reset = a.flags & KMEM_RO_PROBE_RESET;
 		if (a.flags & KMEM_RO_PROBE_ALL)
 			n = min(n, a.counts_cap);
-		for (i = 0; i < n && (!err || err == -ENOENT); i++)
-			if (put_user(kmem_ro_probe_hits(p[i], a.flags & KMEM_RO_PROBE_RESET),
-				     &ucounts[i]))
-				err = -EFAULT;
+		if (!err || err == -ENOENT) {
+			int e = kmem_ro_probe_counts_take(&counts, p, n, reset);
+
+			err = e ?: err;
+		}
 		if (a.flags & KMEM_RO_PROBE_ALL)
 			n = set->nr;
 		break;
 	}
 	mutex_unlock(&set->lock);
+	if (counts.n && copy_to_user(u64_to_user_ptr(a.counts_addr), counts.counts,
+				     counts.n * sizeof(*counts.counts))) {
+		if (reset)
+			kmem_ro_probe_counts_give_back(set, &counts);
+		err = -EFAULT;
+	}
+	kmem_ro_probe_counts_free(&counts);
 	kvfree(p);
+	kvfree(ids);
 	a.done = n;
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
@@ -777,39 +904,92 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 
 /* ---- LIST ---- */
 
-static int kmem_ro_probe_list_set(struct kmem_ro_probe_set *set,
-				  struct kmem_ro_probe_info __user *ubuf, u32 cap, u32 *count)
+/*
+ * Where a LIST goes on after unlocking to copy a step out: the first set
+ * whose serial is at most @serial (sets are newest first), from its probe
+ * @id on when it is that very set.  A set or probe made meanwhile behind
+ * it is not listed; one closed or deleted is not either.
+ */
+struct kmem_ro_probe_cursor {
+	u64 serial;
+	int id;
+};
+
+static void kmem_ro_probe_fill_info(struct kmem_ro_probe_info *info,
+				    const struct kmem_ro_probe_set *set, struct kmem_ro_probe *p)
 {
-	struct kmem_ro_probe_info info;
+	memset(info, 0, sizeof(*info));
+	info->id = p->id;
+	info->addr = p->addr;
+	info->offset = p->offset;
+	info->flags = p->flags & PROBE_UAPI_FLAGS;
+	info->owner = set->owner;
+	info->hits = kmem_ro_probe_hits(p, false);
+	strscpy(info->name, p->name, sizeof(info->name));
+}
+
+/*
+ * @set's probes from @cur on into @buf (*@k of @room used so far), each
+ * counted in *@count.  A @last step fills the buffer up to the caller's
+ * cap and then only counts; another stops where @buf is full: false, and
+ * @cur says where to go on.
+ */
+static bool kmem_ro_probe_list_set(struct kmem_ro_probe_set *set, struct kmem_ro_probe_cursor *cur,
+				   struct kmem_ro_probe_info *buf, unsigned int room, bool last,
+				   unsigned int *k, u32 *count)
+{
+	int id = cur->serial == set->serial ? cur->id : 0;
 	struct kmem_ro_probe *p;
-	int id, err = 0;
+	bool ended = true;
 
 	mutex_lock(&set->lock);
-	idr_for_each_entry(&set->ids, p, id) {
-		if (*count < cap) {
-			memset(&info, 0, sizeof(info));
-			info.id = p->id;
-			info.addr = p->addr;
-			info.offset = p->offset;
-			info.flags = p->flags & PROBE_UAPI_FLAGS;
-			info.owner = set->owner;
-			info.hits = kmem_ro_probe_hits(p, false);
-			strscpy(info.name, p->name, sizeof(info.name));
-			if (copy_to_user(&ubuf[*count], &info, sizeof(info))) {
-				err = -EFAULT;
-				break;
-			}
+	for (; (p = idr_get_next(&set->ids, &id)); id += 1U) {
+		if (*k < room) {
+			kmem_ro_probe_fill_info(&buf[(*k)++], set, p);
+		} else if (!last) {
+			cur->serial = set->serial;
+			cur->id = id;
+			ended = false;
+			break;
 		}
 		(*count)++;
 	}
 	mutex_unlock(&set->lock);
-	return err;
+	return ended;
+}
+
+/* One LIST step (see kmem_ro_probe_list_set()) over @own or, if NULL, every set. */
+static bool kmem_ro_probe_list_step(struct kmem_ro_probe_set *own, struct kmem_ro_probe_cursor *cur,
+				    struct kmem_ro_probe_info *buf, unsigned int room, bool last,
+				    unsigned int *k, u32 *count)
+{
+	struct kmem_ro_probe_set *set;
+	bool ended = true;
+
+	if (own)
+		return kmem_ro_probe_list_set(own, cur, buf, room, last, k, count);
+	mutex_lock(&kmem_ro_sets_lock);
+	list_for_each_entry(set, &kmem_ro_sets, sets) {
+		if (set->serial > cur->serial)
+			continue;
+		ended = kmem_ro_probe_list_set(set, cur, buf, room, last, k, count);
+		if (!ended)
+			break;
+	}
+	mutex_unlock(&kmem_ro_sets_lock);
+	return ended;
 }
 
 static long kmem_ro_probe_list(struct file *file, void __user *uarg)
 {
+	struct kmem_ro_probe_cursor cur = { .serial = U64_MAX };
+	struct kmem_ro_probe_info __user *ubuf;
+	struct kmem_ro_probe_info *buf = NULL;
+	struct kmem_ro_probe_set *own = NULL;
 	struct kmem_ro_probe_list a;
-	struct kmem_ro_probe_set *set;
+	unsigned int room, k;
+	u32 written = 0;
+	bool ended;
 	u64 usize;
 	int err;
 
@@ -820,22 +1000,33 @@ static long kmem_ro_probe_list(struct file *file, void __user *uarg)
 	    !a.buf_addr != !a.cap)
 		return -EINVAL;
 	a.count = 0;
-	if (a.flags & KMEM_RO_PROBE_LIST_ALL_FILES) {
-		mutex_lock(&kmem_ro_sets_lock);
-		list_for_each_entry(set, &kmem_ro_sets, sets) {
-			err = kmem_ro_probe_list_set(set, u64_to_user_ptr(a.buf_addr), a.cap, &a.count);
-			if (err)
-				break;
-		}
-		mutex_unlock(&kmem_ro_sets_lock);
-	} else {
-		set = kmem_ro_probe_set(file, false);
-		if (set)
-			err = kmem_ro_probe_list_set(set, u64_to_user_ptr(a.buf_addr), a.cap,
-						     &a.count);
+	if (!(a.flags & KMEM_RO_PROBE_LIST_ALL_FILES)) {
+		own = kmem_ro_probe_set(file, false);
+		if (!own)
+			goto out;
 	}
+	if (a.cap) {
+		buf = kvmalloc_array(min_t(u32, a.cap, PROBE_CHUNK), sizeof(*buf), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	ubuf = u64_to_user_ptr(a.buf_addr);
+	do {
+		room = min_t(u32, a.cap - written, PROBE_CHUNK);
+		k = 0;
+		ended = kmem_ro_probe_list_step(own, &cur, buf, room, room == a.cap - written, &k,
+						&a.count);
+		if (k && copy_to_user(ubuf + written, buf, k * sizeof(*buf))) {
+			err = -EFAULT;
+			break;
+		}
+		written += k;
+		cond_resched();
+	} while (!ended);
+	kvfree(buf);
 	if (err)
 		return err;
+out:
 	return kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 }
 

@@ -1,16 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmem_ro - which physical pages may be read: System RAM, online, not
- * poisoned, and present in the kernel's own direct map.
+ * poisoned, accepted, outside the GART aperture, and present in the
+ * kernel's own direct map.  These are the checks read_kcore_iter() makes
+ * on a RAM page (6.1 and 6.12), plus the direct-map one kcore gets from
+ * copy_from_kernel_nofault() of the direct-map address; README lists them
+ * side by side.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/efi.h>
 #include <linux/ioport.h>
+#include <linux/irqflags.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
+#include <asm/amd_nb.h>
+#include <asm/gart.h>
 #include <asm/pgtable.h>
 
 #include "internal.h"
+
+/*
+ * RAM the kernel itself excludes from /proc/kcore although it is System
+ * RAM: the AMD GART aperture (arch/x86/kernel/aperture_64.c registers it
+ * with register_mem_pfn_is_ram(), which a module cannot query).
+ */
+static unsigned long kmem_ro_gart_start, kmem_ro_gart_end;
+/* The guest has memory it has not accepted (TDX, SEV-SNP): see below. */
+static bool kmem_ro_unaccepted;
 
 /* Whole pages only: a page partly outside System RAM is not RAM. */
 static int kmem_ro_ram_add(struct resource *res, void *arg)
@@ -88,13 +108,69 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
  * kmem_ro_page_online() - is this RAM page online and healthy?
  * @pfn: a page known to be System RAM
  *
- * Return: false for offline, poisoned or ballooned-out pages.
+ * is_page_hwpoison(), not PageHWPoison(): when memory failure cannot
+ * dissolve a hugetlb folio it flags only the folio, and the poisoned
+ * subpage's own flag stays clear.  Touching it would be a machine check.
+ *
+ * Return: false for offline, logically offline (balloon), poisoned,
+ * unaccepted or GART aperture pages.
  */
 bool kmem_ro_page_online(unsigned long pfn)
 {
 	struct page *page = pfn_to_online_page(pfn);
+	unsigned long text_start, text_end;
 
-	return page && !PageHWPoison(page) && !PageOffline(page);
+	if (!page || PageOffline(page) || is_page_hwpoison(page))
+		return false;
+	if (pfn >= kmem_ro_gart_start && pfn < kmem_ro_gart_end)
+		return false;
+	if (kmem_ro_unaccepted) {
+		/* the kernel runs from its text: that much is accepted */
+		kmem_ro_text_pfns(&text_start, &text_end);
+		return pfn >= text_start && pfn < text_end;
+	}
+	return true;
+}
+
+/**
+ * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
+ * @addr: kernel virtual address
+ * @pfn: returns the PFN it maps
+ * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
+ *
+ * lookup_address() reads the tables without a lock.  With interrupts off,
+ * as in GUP-fast, no page-table page can be freed under it: the kernel
+ * frees one only after a TLB-flush IPI that this CPU must answer
+ * (pmd_free_pte_page(), remove_pagetable()).  The entry is read once.
+ *
+ * Return: true if a present entry maps @addr.
+ */
+bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
+			  unsigned int *level)
+{
+	unsigned long flags, mask;
+	bool present = false;
+	pte_t *ptep, pte;
+
+	local_irq_save(flags);
+	ptep = lookup_address(addr, level);
+	if (ptep) {
+		pte = READ_ONCE(*ptep);
+		present = pte_flags(pte) & _PAGE_PRESENT;
+		/* pte, pmd and pud share a layout except for PSE's PAT bit */
+		if (*level == PG_LEVEL_1G)
+			*pfn = pud_pfn(__pud(pte_val(pte)));
+		else if (*level == PG_LEVEL_2M)
+			*pfn = pmd_pfn(__pmd(pte_val(pte)));
+		else
+			*pfn = pte_pfn(pte);
+	}
+	local_irq_restore(flags);
+	if (!present)
+		return false;
+	mask = page_level_mask(*level);
+	*pfn += (addr & ~mask) >> PAGE_SHIFT;
+	return true;
 }
 
 /**
@@ -110,10 +186,60 @@ bool kmem_ro_page_online(unsigned long pfn)
  */
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
 {
-	pte_t *pte;
+	unsigned long mapped;
 
-	if (!kmem_ro_page_online(pfn))
-		return false;
-	pte = lookup_address((unsigned long)pfn_to_kaddr(pfn), level);
-	return pte && (pte_flags(*pte) & _PAGE_PRESENT);
+	return kmem_ro_page_online(pfn) &&
+	       kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), &mapped, level) &&
+	       mapped == pfn;
+}
+
+/* The aperture as aperture_64.c finds it: northbridge 0's GART registers. */
+static void kmem_ro_gart_init(void)
+{
+	struct amd_northbridge *nb;
+	u32 ctl, base;
+
+	if (!amd_nb_has_feature(AMD_NB_GART) || !amd_nb_num())
+		return;
+	nb = node_to_amd_nb(0);
+	if (!nb || !nb->misc ||
+	    pci_read_config_dword(nb->misc, AMD64_GARTAPERTURECTL, &ctl) ||
+	    pci_read_config_dword(nb->misc, AMD64_GARTAPERTUREBASE, &base))
+		return;
+	base = (base & 0x7fff) << (25 - PAGE_SHIFT);
+	if (!base)
+		return;
+	kmem_ro_gart_start = base;
+	kmem_ro_gart_end = base + ((32UL << 20) << ((ctl >> 1) & 7) >> PAGE_SHIFT);
+	pr_info("GART aperture [%#llx-%#llx] is not read, as in /proc/kcore\n",
+		(u64)PFN_PHYS(kmem_ro_gart_start), (u64)PFN_PHYS(kmem_ro_gart_end) - 1);
+}
+
+/**
+ * kmem_ro_ram_unaccepted() - does this guest have memory it has not accepted?
+ *
+ * Return: true if only the kernel text may be read (kmem_ro_ram_init()).
+ */
+bool kmem_ro_ram_unaccepted(void)
+{
+	return kmem_ro_unaccepted;
+}
+
+/**
+ * kmem_ro_ram_init() - find RAM that must never be read
+ *
+ * Unaccepted memory: touching a page the guest has not accepted kills a
+ * TDX or SEV-SNP guest.  kcore asks pfn_is_unaccepted_memory(), whose
+ * range_contains_unaccepted_memory() is not exported, so on a guest that
+ * has an unaccepted-memory table only the kernel text is read.
+ */
+void kmem_ro_ram_init(void)
+{
+	kmem_ro_gart_init();
+#ifdef CONFIG_UNACCEPTED_MEMORY
+	if (efi.unaccepted != EFI_INVALID_TABLE_ADDR) {
+		kmem_ro_unaccepted = true;
+		pr_warn("guest with unaccepted memory: RAM reads and RAM mmap refused, kernel text only\n");
+	}
+#endif
 }

@@ -24,15 +24,14 @@ static s64 kmem_ro_readv_one(const struct kmem_ro_iov *iov, void *bounce,
 		return -EINVAL;
 	while (done < iov->len) {
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE);
-		long got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram);
+		int err;
+		size_t got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
 
-		if (got > 0 && copy_to_user(ubuf + done, bounce, got))
-			got = -EFAULT;
-		if (got < 0)
-			return done ? done : got;
+		if (got && copy_to_user(ubuf + done, bounce, got))
+			return done ? done : -EFAULT;
 		done += got;
-		if (got < chunk)
-			break;
+		if (err)
+			return done ? done : err;
 		cond_resched();
 	}
 	return done;

@@ -22,11 +22,11 @@ struct kmem_ro_walker {
 	u32 record_size;
 };
 
-static bool kmem_ro_walk_fault(struct kmem_ro_walk *w, unsigned long addr, long err)
+static bool kmem_ro_walk_fault(struct kmem_ro_walk *w, unsigned long addr, int err)
 {
 	w->status = KMEM_RO_WALK_FAULT;
 	w->fault_addr = addr;
-	w->fault_errno = err < 0 ? err : -EFAULT;	/* short read: the rest faulted */
+	w->fault_errno = err;
 	return false;
 }
 
@@ -43,10 +43,11 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	}
 	for (i = 0; i < k->w->fields_count; i++) {
 		unsigned long addr = node + k->fields[i].offset;
-		long got = kmem_ro_read_kernel(pos, addr, k->fields[i].len, k->ram);
+		int err;
+		size_t got = kmem_ro_read_kernel(pos, addr, k->fields[i].len, k->ram, &err);
 
-		if (got != k->fields[i].len)
-			return kmem_ro_walk_fault(k->w, got < 0 ? addr : addr + got, got);
+		if (err)
+			return kmem_ro_walk_fault(k->w, addr + got, err);
 		pos += k->fields[i].len;
 	}
 	return true;
@@ -55,11 +56,12 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 			      unsigned long *next)
 {
-	long got = kmem_ro_read_kernel(next, link + offsetof(struct list_head, next),
-				       sizeof(*next), k->ram);
+	unsigned long addr = link + offsetof(struct list_head, next);
+	int err;
+	size_t got = kmem_ro_read_kernel(next, addr, sizeof(*next), k->ram, &err);
 
-	if (got != sizeof(*next))
-		return kmem_ro_walk_fault(k->w, link, got);
+	if (err)
+		return kmem_ro_walk_fault(k->w, addr + got, err);
 	return true;
 }
 

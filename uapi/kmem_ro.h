@@ -19,10 +19,12 @@
  *  - Unknown ioctl numbers: ENOTTY.
  *  - Errors are returned as -1 with errno set; each ioctl lists its errnos.
  *
- * Opening the device: O_RDONLY only (any write access: EPERM).  Refused with
- * EPERM exactly when /proc/kcore is, i.e. under lockdown=confidentiality
- * (LOCKDOWN_KCORE); also EPERM without CAP_SYS_RAWIO when the module
- * parameter require_rawio is set.
+ * Opening the device: the lockdown check comes first, as in open_kcore():
+ * EPERM under lockdown=confidentiality (LOCKDOWN_KCORE), exactly when
+ * /proc/kcore refuses.  Then O_RDONLY only (any write access: EPERM).
+ * Unlike /proc/kcore, CAP_SYS_RAWIO is not demanded: whoever may open the
+ * node (root:kmem_ro 0440, set by the udev rule) may read kernel memory.
+ * The module parameter require_rawio=1 demands CAP_SYS_RAWIO too (EPERM).
  */
 #ifndef _UAPI_LINUX_KMEM_RO_H
 #define _UAPI_LINUX_KMEM_RO_H
@@ -38,8 +40,20 @@
  */
 #define KMEM_RO_ABI_VERSION	1
 
-/* ioctl magic: 0xB7, sequence numbers 0x00-0x3f reserved for kmem_ro. */
-#define KMEM_RO_IOC_MAGIC	0xB7
+/*
+ * ioctl magic: 0xBE, sequence numbers 0x00-0x3f reserved for kmem_ro.
+ * 0xBE is listed nowhere in Documentation/userspace-api/ioctl/
+ * ioctl-number.rst of Linux 7.3 and no header or driver of that tree uses
+ * it as an ioctl type (0xB7, our first pick, is nsfs' NSIO and
+ * remoteproc's).
+ *
+ * A command is known by magic, number and direction (_IOWR).  The size
+ * _IOWR() encodes is the caller's sizeof, which may be older or newer
+ * than the driver's: it must be at least the struct's _SIZE_VER0, and is
+ * otherwise not used.  The struct's own size field says how many bytes
+ * the caller passed, so a struct that grows keeps its command.
+ */
+#define KMEM_RO_IOC_MAGIC	0xBE
 
 /* Feature bits reported in kmem_ro_info.features. */
 #define KMEM_RO_FEAT_INFO	(1ULL << 0)	/* KMEM_RO_IOC_INFO */
@@ -71,8 +85,12 @@
  *    firmware-reserved) raise SIGBUS when touched and are never accessed.
  *  - RAM pages the kernel itself cannot read through its direct map
  *    (memfd_secret, unmapped by debug_pagealloc or on hardware poison),
- *    offline or hwpoisoned pages read as zeros, as /proc/kcore does.  The
- *    check is made when a page is first faulted in; see README, Security.
+ *    logically offline or hwpoisoned pages read as zeros, as /proc/kcore
+ *    does.  The check is made when a page is first faulted in; see README,
+ *    Security.  Memory that goes offline (memory hotplug) is revoked from
+ *    every mapping: touching it raises SIGBUS until it is online again.
+ *  - On a guest with unaccepted memory (TDX, SEV-SNP) only the kernel text
+ *    is mappable, as with mmap_ram=0.
  *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
  *    PMD-sized pieces are inserted when the virtual address and the
  *    offset are equally aligned (the driver's get_unmapped_area picks
@@ -156,9 +174,15 @@ struct kmem_ro_info {
  *  - EFAULT: not mapped in the kernel, or the read faulted
  *  - ENXIO:  mapped to something that is not System RAM (ioremap, MMIO,
  *            firmware holes): never touched
- *  - EPERM:  RAM the kernel hides from itself: pages missing from the
- *            direct map (memfd_secret), offline or hwpoisoned pages
- * Reads go through a kernel bounce buffer, never straight to userspace.
+ *  - EPERM:  RAM the kernel hides from itself, or that /proc/kcore would
+ *            not read: pages missing from the direct map (memfd_secret),
+ *            offline or logically offline pages, hwpoisoned pages and
+ *            every page of a poisoned hugetlb folio, the GART aperture,
+ *            and (on a guest with unaccepted memory) all RAM but the
+ *            kernel text
+ * Whatever alias was asked for (kernel image, vmalloc, modules, fixmap),
+ * the PFN behind it is checked and the bytes are copied from the direct
+ * map of that PFN, through a kernel bounce buffer.
  */
 
 /* Limits of one KMEM_RO_IOC_READV call; beyond them: E2BIG. */

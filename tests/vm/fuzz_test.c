@@ -2907,28 +2907,40 @@ static void op_snapshot(struct fuzz *f)
 
 /* ---- unknown ioctls ---- */
 
-static const unsigned long known_cmds[] = {
-	KMEM_RO_IOC_INFO, KMEM_RO_IOC_READV, KMEM_RO_IOC_WALK, KMEM_RO_IOC_PAGEMAP,
-	KMEM_RO_IOC_PROBE_ADD, KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_IOC_PROBE_DISABLE,
-	KMEM_RO_IOC_PROBE_DEL, KMEM_RO_IOC_PROBE_STATS, KMEM_RO_IOC_PROBE_LIST,
-#ifdef KMEM_RO_IOC_EVENTS_SNAPSHOT
-	KMEM_RO_IOC_EVENTS_SNAPSHOT,
-#endif
+/* Every ioctl and the smallest struct size its command may encode. */
+static const struct {
+	unsigned long cmd;
+	unsigned int ver0_size;
+} known_cmds[] = {
+	{ KMEM_RO_IOC_INFO, KMEM_RO_INFO_SIZE_VER0 },
+	{ KMEM_RO_IOC_READV, KMEM_RO_READV_SIZE_VER0 },
+	{ KMEM_RO_IOC_WALK, KMEM_RO_WALK_SIZE_VER0 },
+	{ KMEM_RO_IOC_PAGEMAP, KMEM_RO_PAGEMAP_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_ADD, KMEM_RO_PROBE_ADD_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0 },
+	{ KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0 },
+	{ KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0 },
 };
 #define NKNOWN	(sizeof(known_cmds) / sizeof(*known_cmds))
+#define IOC_SIZE_BITS	((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)
 
 static bool known_nr(unsigned int nr)
 {
 	for (unsigned int i = 0; i < NKNOWN; i++)
-		if (_IOC_NR(known_cmds[i]) == nr)
+		if (_IOC_NR(known_cmds[i].cmd) == nr)
 			return true;
 	return false;
 }
 
+/* What the driver takes: magic, number and direction, a size from VER0 on. */
 static bool known_cmd(unsigned long cmd)
 {
 	for (unsigned int i = 0; i < NKNOWN; i++)
-		if (known_cmds[i] == cmd)
+		if ((cmd & ~IOC_SIZE_BITS) == (known_cmds[i].cmd & ~IOC_SIZE_BITS) &&
+		    _IOC_SIZE(cmd) >= known_cmds[i].ver0_size)
 			return true;
 	return false;
 }
@@ -2952,9 +2964,9 @@ static void op_badcmd(struct fuzz *f)
 		cmd = _IOC(below(f, 4), KMEM_RO_IOC_MAGIC, nr, below(f, 1 << 14));
 		break;
 	case 1:
-		/* a known number with the wrong direction or size */
+		/* a known number with the wrong direction or a size below VER0 */
 		cls = "known_number_wrong_dir_or_size";
-		nr = _IOC_NR(known_cmds[below(f, NKNOWN)]);
+		nr = _IOC_NR(known_cmds[below(f, NKNOWN)].cmd);
 		do {
 			dir = below(f, 4);
 			size = pct(f, 50) ? below(f, 1 << 14) : 1 + below(f, 256);

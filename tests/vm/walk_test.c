@@ -134,6 +134,44 @@ START_TEST(corrupt_pointer_is_fault)
 }
 END_TEST
 
+/*
+ * A field that starts in RAM and runs into a page that is not RAM: the
+ * fault is that page's own errno (ENXIO), at its first byte -- not EFAULT
+ * for a short read.
+ */
+START_TEST(field_fault_has_the_page_errno)
+{
+	struct kmem_ro_range ram[64];
+	struct kmem_ro_info info;
+	struct kmem_ro_field field = { .offset = 0, .len = 16 };
+	struct kmem_ro_walk w;
+	uint64_t last = 0, buf[4];
+	int fd = vt_open_dev(), n = vt_iomem_ram(ram, 64);
+
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	/* the last whole page of a RAM range whose next page is not RAM */
+	for (int i = 0; i < n && !last; i++) {
+		uint64_t end = ram[i].end & ~4095ULL;
+
+		if (i + 1 == n || ram[i + 1].start > end)
+			last = end - 4096;
+	}
+	ck_assert_uint_ne(last, 0);
+	w = (struct kmem_ro_walk){
+		.size = sizeof(w), .head = info.text_start,
+		.start = info.page_offset + last + 4096 - 8,
+		.fields_addr = (uintptr_t)&field, .fields_count = 1,
+		.buf_addr = (uintptr_t)buf, .buf_size = sizeof(buf),
+	};
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_WALK, &w), 0);
+	ck_assert_uint_eq(w.status, KMEM_RO_WALK_FAULT);
+	ck_assert_int_eq(w.fault_errno, -ENXIO);
+	ck_assert_uint_eq(w.fault_addr, info.page_offset + last + 4096);
+	close(fd);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
 	static struct kmem_ro_field many[KMEM_RO_WALK_MAX_FIELDS + 1];
@@ -180,6 +218,7 @@ int main(void)
 	tcase_add_test(tc, small_buffer_is_buf_full);
 	tcase_add_test(tc, loop_is_detected);
 	tcase_add_test(tc, corrupt_pointer_is_fault);
+	tcase_add_test(tc, field_fault_has_the_page_errno);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad_input");

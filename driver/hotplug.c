@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - memory that goes offline is revoked from every mapping.
+ *
+ * A mapping holds PFNs: left alone, a reader would keep reading a memory
+ * block after offline_pages(), and after arch_remove_memory() a removed
+ * DIMM, an unplugged virtio-mem block or whatever reuses the range.  As
+ * /dev/mem does with iomem_get_mapping(), every open file of every
+ * /dev/kmem_ro node shares one address_space, so all mappings sit in one
+ * i_mmap tree.  The file offset is the physical address, so a block's file
+ * range is its physical range and unmap_mapping_range() zaps exactly it,
+ * in every process, fork copies included.  Faults on pages that are not
+ * online get SIGBUS (mmap.c), until the block is online again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/memory.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/notifier.h>
+
+#include "internal.h"
+
+/*
+ * The inode behind the shared address_space.  It lives on the kernel's
+ * anon_inode superblock, as the private inodes of anon_inode_make_secure_inode()
+ * do, not on a pseudo filesystem of the module's own: a superblock of a
+ * module-owned file_system_type pins the module (get_filesystem() in
+ * sget_fc()) so it could never be unloaded, and with no owner 6.12's
+ * __put_super() may unlink it from the type's list after the module is
+ * gone (when iterate_supers() held the last reference).
+ */
+static struct inode *kmem_ro_inode;
+
+/**
+ * kmem_ro_hotplug_open() - put an open file on the shared address_space
+ * @file: the file being opened
+ */
+void kmem_ro_hotplug_open(struct file *file)
+{
+	file->f_mapping = kmem_ro_inode->i_mapping;
+}
+
+/*
+ * The zap and the fault's re-check (kmem_ro_hotplug_inserted()) follow
+ * the store-buffering pattern, with a full barrier on each side:
+ *
+ *   offlining: O1 offline_mem_sections() clears the online bit of
+ *                 the sections;
+ *              O2 smp_mb() below;
+ *              O3 the zap reads the page tables of every VMA of the
+ *                 mapping.
+ *   fault:     F1 vmf_insert_pfn*() writes the entry (and any new page
+ *                 table);
+ *              F2 smp_mb() in kmem_ro_hotplug_inserted();
+ *              F3 pfn_to_online_page() reads the online bit again.
+ *
+ * So O3 sees F1, or F3 sees O1, or both.  Where O3 finds the page table,
+ * the PTL (or the PMD lock) orders the two further: the zap either finds
+ * the entry, or released the lock before the insert took it, and then F3
+ * sees O1 through that release and acquire.  So an entry inserted for a
+ * page seen online is zapped by the notifier or by the fault itself.
+ * VMAs copied by fork or mremap meanwhile are ordered against the zap by
+ * the i_mmap tree, as for a truncate.
+ */
+static int kmem_ro_memory_notify(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	const struct memory_notify *arg = data;
+	unsigned long start, end;
+
+	/*
+	 * MEM_OFFLINE comes after offline_pages() has marked the sections
+	 * offline (O1): what a fault inserts after this zap does not stay.  At
+	 * MEM_GOING_OFFLINE the pages are still online, readable RAM while
+	 * they are migrated away: a zap then would only be faulted back in.
+	 */
+	if (action != MEM_OFFLINE)
+		return NOTIFY_DONE;
+	/*
+	 * offline_mem_sections() takes every section the range touches, the
+	 * block's own memmap pages (memmap_on_memory) with them.
+	 */
+	start = ALIGN_DOWN(arg->start_pfn, PAGES_PER_SECTION);
+	end = ALIGN(arg->start_pfn + arg->nr_pages, PAGES_PER_SECTION);
+	smp_mb();	/* O2 */
+	unmap_mapping_range(kmem_ro_inode->i_mapping, PFN_PHYS(start),
+			    PFN_PHYS(end - start), 1);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block kmem_ro_memory_nb = {
+	.notifier_call = kmem_ro_memory_notify,
+};
+
+/**
+ * kmem_ro_hotplug_inserted() - keep a fault's new entry only if still online
+ * @vma: the faulting mapping
+ * @addr: where the entry was inserted
+ * @size: its size: PAGE_SIZE or PMD_SIZE
+ * @pfn: the first page it maps, seen online before the insert
+ *
+ * The block may have gone offline, and the notifier's zap passed, between
+ * the fault's check and its insert; see above kmem_ro_memory_notify().
+ * A PMD never straddles two sections, so one page tells.
+ *
+ * Return: true to keep the entry; false once it is zapped again, and the
+ * fault must give SIGBUS.
+ */
+bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
+			      unsigned long size, unsigned long pfn)
+{
+	smp_mb();	/* F2 */
+	if (pfn_to_online_page(pfn))	/* F3 */
+		return true;
+	zap_vma_ptes(vma, addr, size);
+	return false;
+}
+
+/**
+ * kmem_ro_hotplug_init() - the shared address_space and the notifier
+ *
+ * Return: 0 or a negative errno.
+ */
+int kmem_ro_hotplug_init(void)
+{
+	static const struct file_operations no_fops;
+	struct file *anon;
+	int err;
+
+	/* only to reach the anon_inode superblock, which is not exported */
+	anon = anon_inode_getfile("[kmem_ro]", &no_fops, NULL, O_RDONLY);
+	if (IS_ERR(anon))
+		return PTR_ERR(anon);
+	kmem_ro_inode = alloc_anon_inode(file_inode(anon)->i_sb);
+	fput(anon);
+	if (IS_ERR(kmem_ro_inode))
+		return PTR_ERR(kmem_ro_inode);
+	err = register_memory_notifier(&kmem_ro_memory_nb);
+	if (err) {
+		iput(kmem_ro_inode);
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * kmem_ro_hotplug_exit() - undo kmem_ro_hotplug_init()
+ *
+ * Called when no file is open any more, so no mapping is left either.
+ */
+void kmem_ro_hotplug_exit(void)
+{
+	unregister_memory_notifier(&kmem_ro_memory_nb);
+	iput(kmem_ro_inode);
+}

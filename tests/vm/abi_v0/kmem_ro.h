@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kmem_ro - read-only access to live kernel memory for monitoring tools.
+ *
+ * The ABI of /dev/kmem_ro.  Shared by the driver and userspace; includes
+ * only <linux/types.h> and <linux/ioctl.h>.
+ *
+ * Conventions, common to every ioctl:
+ *  - The argument struct starts with __u64 size (sizeof the struct as the
+ *    caller knows it) and __u64 flags.  A size larger than PAGE_SIZE fails
+ *    with E2BIG; one smaller than the first published layout (the _SIZE_VER0
+ *    constant) with EINVAL.  A larger struct than the driver knows is
+ *    accepted when its unknown tail is zero, else E2BIG.  Output is copied
+ *    back up to the smaller of both sizes.
+ *  - Unknown flags and non-zero reserved fields: EINVAL.
+ *  - User pointers travel as __u64 xxx_addr with a xxx_cap or xxx_size;
+ *    an address without its size, or a size without its address: EINVAL.
+ *    An unreadable or unwritable user pointer: EFAULT.
+ *  - Unknown ioctl numbers: ENOTTY.
+ *  - Errors are returned as -1 with errno set; each ioctl lists its errnos.
+ *
+ * Opening the device: the lockdown check comes first, as in open_kcore():
+ * EPERM under lockdown=confidentiality (LOCKDOWN_KCORE), exactly when
+ * /proc/kcore refuses.  Then O_RDONLY only (any write access: EPERM).
+ * Unlike /proc/kcore, CAP_SYS_RAWIO is not demanded: whoever may open the
+ * node (root:kmem_ro 0440, set by the udev rule) may read kernel memory.
+ * The module parameter require_rawio=1 demands CAP_SYS_RAWIO too (EPERM).
+ */
+#ifndef _UAPI_LINUX_KMEM_RO_H
+#define _UAPI_LINUX_KMEM_RO_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define KMEM_RO_DEVICE		"/dev/kmem_ro"
+
+/*
+ * ABI version: bumped when an ioctl is added or a struct grows.  Callers
+ * should test the ioctls and features bitmasks, not compare versions.
+ */
+#define KMEM_RO_ABI_VERSION	1
+
+/*
+ * ioctl magic: 0xBE, sequence numbers 0x00-0x3f reserved for kmem_ro.
+ * 0xBE is listed nowhere in Documentation/userspace-api/ioctl/
+ * ioctl-number.rst of Linux 7.3 and no header or driver of that tree uses
+ * it as an ioctl type (0xB7, our first pick, is nsfs' NSIO and
+ * remoteproc's).
+ *
+ * A command is known by magic, number and direction (_IOWR).  The size
+ * _IOWR() encodes is the caller's sizeof, which may be older or newer
+ * than the driver's: it must be at least the struct's _SIZE_VER0, and is
+ * otherwise not used.  The struct's own size field says how many bytes
+ * the caller passed, so a struct that grows keeps its command.
+ */
+#define KMEM_RO_IOC_MAGIC	0xBE
+
+/* Feature bits reported in kmem_ro_info.features. */
+#define KMEM_RO_FEAT_INFO	(1ULL << 0)	/* KMEM_RO_IOC_INFO */
+#define KMEM_RO_FEAT_MMAP_TEXT	(1ULL << 1)	/* mmap of kernel text */
+#define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (mmap_ram=1) */
+#define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
+#define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
+#define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
+#define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
+#define KMEM_RO_FEAT_PROBES	(1ULL << 7)	/* KMEM_RO_IOC_PROBE_* */
+#define KMEM_RO_FEAT_EVENTS	(1ULL << 8)	/* kmem_ro_events.h, KMEM_RO_IOC_EVENTS_SNAPSHOT */
+
+/*
+ * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
+ *
+ * One address model covers both regions a caller can map:
+ *  - direct map:   phys = vaddr - page_offset
+ *  - kernel image: phys = vaddr - kernel_map + phys_base
+ *    (text_start .. modules_start; see struct kmem_ro_info)
+ *
+ * Rules:
+ *  - PROT_READ only.  PROT_WRITE (MAP_PRIVATE) or PROT_EXEC: EPERM;
+ *    MAP_SHARED with PROT_WRITE is refused by the VFS first (EACCES: the
+ *    fd is read-only).  VM_MAYWRITE and VM_MAYEXEC are cleared, so a later
+ *    mprotect() to write or execute fails (EACCES).
+ *  - The range must intersect System RAM (with mmap_ram=0: lie inside the
+ *    kernel text), else EINVAL; with mmap_ram=0 a range outside the text:
+ *    EPERM.  Pages of the range that are not System RAM (holes, MMIO,
+ *    firmware-reserved) raise SIGBUS when touched and are never accessed.
+ *  - RAM pages the kernel itself cannot read through its direct map
+ *    (memfd_secret, unmapped by debug_pagealloc or on hardware poison),
+ *    offline or hwpoisoned pages read as zeros, as /proc/kcore does.  The
+ *    check is made when a page is first faulted in; see README, Security.
+ *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
+ *    PMD-sized pieces are inserted when the virtual address and the
+ *    offset are equally aligned (the driver's get_unmapped_area picks
+ *    such addresses) and the kernel's own direct map uses a large page
+ *    there.
+ *  - The mapping cannot grow (mremap: EFAULT) and is never dumped.
+ */
+
+/**
+ * struct kmem_ro_range - a physical address range, end exclusive
+ * @start: first byte of the range
+ * @end: first byte past the range
+ */
+struct kmem_ro_range {
+	__u64 start;
+	__u64 end;
+};
+
+/**
+ * struct kmem_ro_info - KMEM_RO_IOC_INFO argument: ABI and kernel layout
+ * @size: in: sizeof(struct kmem_ro_info) as the caller knows it
+ * @flags: in: must be 0
+ * @abi_version: out: KMEM_RO_ABI_VERSION of the driver
+ * @page_size: out: PAGE_SIZE
+ * @features: out: KMEM_RO_FEAT_* bits the driver supports
+ * @ioctls: out: bit (1 << _IOC_NR(cmd)) set for every supported ioctl
+ * @pmd_size: out: PMD_SIZE, the huge mapping size
+ * @page_offset: out: virtual base of the direct map of physical memory
+ *	(PAGE_OFFSET): kernel virtual address = @page_offset + physical
+ * @phys_base: out: physical load offset of the kernel image (phys_base)
+ * @kernel_map: out: base of the kernel image mapping (__START_KERNEL_map):
+ *	an image address is at physical vaddr - @kernel_map + @phys_base
+ * @text_start: out: start of kernel text, with KASLR applied (_stext)
+ * @text_end: out: end of the executable kernel text mapping
+ *	(_etext rounded up to @page_size)
+ * @vmalloc_start: out: first address of the vmalloc area
+ * @vmalloc_end: out: first address past the vmalloc area
+ * @modules_start: out: first address of the module area
+ * @modules_end: out: first address past the module area
+ * @ram_addr: in: user pointer to an array of struct kmem_ro_range, or 0
+ * @ram_cap: in: number of entries @ram_addr can hold (0 iff @ram_addr is 0)
+ * @ram_count: out: number of System RAM ranges (as in /proc/iomem); may be
+ *	larger than @ram_cap, in which case only @ram_cap were written
+ * @reserved: in: must be 0; out: 0
+ *
+ * Errors: EFAULT (bad @ram_addr or argument pointer), EINVAL (flags,
+ * @reserved, @ram_addr/@ram_cap mismatch, size below KMEM_RO_INFO_SIZE_VER0),
+ * E2BIG (size above PAGE_SIZE or unknown non-zero tail), ENOMEM.
+ */
+struct kmem_ro_info {
+	__u64 size;
+	__u64 flags;
+	__u32 abi_version;
+	__u32 page_size;
+	__u64 features;
+	__u64 ioctls;
+	__u64 pmd_size;
+	__u64 page_offset;
+	__u64 phys_base;
+	__u64 kernel_map;
+	__u64 text_start;
+	__u64 text_end;
+	__u64 vmalloc_start;
+	__u64 vmalloc_end;
+	__u64 modules_start;
+	__u64 modules_end;
+	__u64 ram_addr;
+	__u32 ram_cap;
+	__u32 ram_count;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_INFO_SIZE_VER0	152	/* sizeof first published */
+
+#define KMEM_RO_IOC_INFO	_IOWR(KMEM_RO_IOC_MAGIC, 0x00, struct kmem_ro_info)
+
+/*
+ * Reading kernel memory by address (READV and WALK).  Any kernel virtual
+ * address may be asked for; each page is checked before it is touched:
+ *  - EINVAL: below the direct map (user space, non-canonical, guard hole)
+ *  - EFAULT: not mapped in the kernel, or the read faulted
+ *  - ENXIO:  mapped to something that is not System RAM (ioremap, MMIO,
+ *            firmware holes): never touched
+ *  - EPERM:  RAM the kernel hides from itself, or that /proc/kcore would
+ *            not read: pages missing from the direct map (memfd_secret),
+ *            offline or logically offline pages, hwpoisoned pages and
+ *            every page of a poisoned hugetlb folio, the GART aperture,
+ *            and (on a guest with unaccepted memory) all RAM but the
+ *            kernel text
+ * Whatever alias was asked for (kernel image, vmalloc, modules, fixmap),
+ * the PFN behind it is checked and the bytes are copied from the direct
+ * map of that PFN, through a kernel bounce buffer.
+ */
+
+/* Limits of one KMEM_RO_IOC_READV call; beyond them: E2BIG. */
+#define KMEM_RO_READV_MAX_SEGS	1024
+#define KMEM_RO_READV_MAX_BYTES	(16U << 20)
+
+/**
+ * struct kmem_ro_iov - one segment of a vectored read
+ * @addr: in: kernel virtual address
+ * @len: in: bytes to read
+ * @buf: in: user buffer of at least @len bytes
+ * @result: out: bytes read (short if a later page failed), or a negative
+ *	errno from the list above; -EFAULT also when @buf is not writable
+ */
+struct kmem_ro_iov {
+	__u64 addr;
+	__u64 len;
+	__u64 buf;
+	__s64 result;
+};
+
+/**
+ * struct kmem_ro_readv - KMEM_RO_IOC_READV argument
+ * @size: in: sizeof(struct kmem_ro_readv)
+ * @flags: in: must be 0
+ * @iov_addr: in: user pointer to @iov_count struct kmem_ro_iov
+ * @iov_count: in: number of segments, at most KMEM_RO_READV_MAX_SEGS
+ * @done: out: segments processed; their @result fields are written.  Less
+ *	than @iov_count when a signal arrived: the call still returns 0, so
+ *	completed results are never lost; resubmit the rest.
+ * @reserved: in: must be 0
+ *
+ * Errors of the call itself: EINVAL (flags, reserved, @iov_addr/@iov_count
+ * mismatch, size), E2BIG (too many segments or bytes, size), EFAULT (the
+ * argument or the segment array), EINTR (a signal before any segment),
+ * ENOMEM.  Per-segment errors go to each @result.
+ */
+struct kmem_ro_readv {
+	__u64 size;
+	__u64 flags;
+	__u64 iov_addr;
+	__u32 iov_count;
+	__u32 done;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_READV_SIZE_VER0	48
+
+#define KMEM_RO_IOC_READV	_IOWR(KMEM_RO_IOC_MAGIC, 0x01, struct kmem_ro_readv)
+
+/* Limits of one KMEM_RO_IOC_WALK call; beyond them: E2BIG. */
+#define KMEM_RO_WALK_MAX_FIELDS		64
+#define KMEM_RO_WALK_MAX_RECORD		4096	/* bytes per node */
+#define KMEM_RO_WALK_MAX_NODES		(1U << 20)
+
+/* kmem_ro_walk.flags */
+#define KMEM_RO_WALK_NODE_ADDR	(1ULL << 0)	/* prefix each record with the node address */
+
+/* kmem_ro_walk.status */
+#define KMEM_RO_WALK_DONE		0	/* came back to the head */
+#define KMEM_RO_WALK_MAX_REACHED	1	/* max_nodes nodes written, more follow */
+#define KMEM_RO_WALK_BUF_FULL		2	/* buffer full, more follow */
+#define KMEM_RO_WALK_LOOP		3	/* a cycle that does not pass the head */
+#define KMEM_RO_WALK_FAULT		4	/* @fault_addr could not be read: @fault_errno */
+#define KMEM_RO_WALK_INTERRUPTED	5	/* a signal arrived */
+
+/**
+ * struct kmem_ro_field - one field to copy out of every node
+ * @offset: in: byte offset inside the node (the containing struct)
+ * @len: in: bytes, 1 to KMEM_RO_WALK_MAX_RECORD
+ */
+struct kmem_ro_field {
+	__u32 offset;
+	__u32 len;
+};
+
+/**
+ * struct kmem_ro_walk - KMEM_RO_IOC_WALK argument: gather fields of a list
+ * @size: in: sizeof(struct kmem_ro_walk)
+ * @flags: in: KMEM_RO_WALK_* flags
+ * @head: in: kernel address of the struct list_head that heads the list
+ * @start: in: 0 to begin at @head->next, or a @next from an earlier call
+ *	to resume there
+ * @link_offset: in: offset of the struct list_head member inside a node;
+ *	node = link - @link_offset
+ * @fields_addr: in: user pointer to @fields_count struct kmem_ro_field
+ * @fields_count: in: 1 to KMEM_RO_WALK_MAX_FIELDS
+ * @max_nodes: in: stop after this many nodes; 0 means
+ *	KMEM_RO_WALK_MAX_NODES
+ * @buf_addr: in: user buffer for the packed records
+ * @buf_size: in: its size
+ * @nodes: out: records written.  A record is the node address (8 bytes,
+ *	with KMEM_RO_WALK_NODE_ADDR) followed by each field's bytes in
+ *	order, unpadded.
+ * @status: out: KMEM_RO_WALK_* status
+ * @next: out: with MAX_REACHED, BUF_FULL or INTERRUPTED, the link to pass
+ *	as @start to continue
+ * @fault_addr: out: with KMEM_RO_WALK_FAULT, the address that failed
+ * @fault_errno: out: with KMEM_RO_WALK_FAULT, why (negative errno, as for
+ *	READV)
+ * @reserved0: in: must be 0
+ * @reserved: in: must be 0
+ *
+ * The walk follows ->next until it returns to @head.  It takes no lock: the
+ * list may change while it is walked, and every read is checked as for
+ * READV, so a torn or corrupt list ends the walk with a status, never an
+ * oops.  Cycles that miss the head are found with Brent's algorithm in
+ * O(1) memory.
+ *
+ * Errors of the call: EINVAL (flags, reserved, size, @head or @start
+ * outside the kernel, no fields, a field of length 0, address/size
+ * mismatch, a buffer smaller than one record), E2BIG (too many fields,
+ * record too large, size), EFAULT (argument, fields, buffer), EINTR (a
+ * signal before any node), ENOMEM.
+ */
+struct kmem_ro_walk {
+	__u64 size;
+	__u64 flags;
+	__u64 head;
+	__u64 start;
+	__u64 link_offset;
+	__u64 fields_addr;
+	__u32 fields_count;
+	__u32 max_nodes;
+	__u64 buf_addr;
+	__u64 buf_size;
+	__u32 nodes;
+	__u32 status;
+	__u64 next;
+	__u64 fault_addr;
+	__s32 fault_errno;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_WALK_SIZE_VER0	120
+
+#define KMEM_RO_IOC_WALK	_IOWR(KMEM_RO_IOC_MAGIC, 0x02, struct kmem_ro_walk)
+
+/*
+ * Page-table entries of a process, as /proc/PID/pagemap encodes them
+ * (Documentation/admin-guide/mm/pagemap.rst): bits 0-54 are the PFN of a
+ * present page, or swap type (bits 0-4) and offset (5-54) of a swapped one.
+ */
+#define KMEM_RO_PM_FRAME_MASK	((1ULL << 55) - 1)
+#define KMEM_RO_PM_SOFT_DIRTY	(1ULL << 55)
+#define KMEM_RO_PM_EXCLUSIVE	(1ULL << 56)	/* page mapped exactly once */
+#define KMEM_RO_PM_UFFD_WP	(1ULL << 57)
+#define KMEM_RO_PM_FILE		(1ULL << 61)	/* file page or shared anon */
+#define KMEM_RO_PM_SWAP		(1ULL << 62)
+#define KMEM_RO_PM_PRESENT	(1ULL << 63)
+
+/* kmem_ro_pagemap.flags */
+#define KMEM_RO_PAGEMAP_RUNS	(1ULL << 0)	/* runs, not one __u64 per page */
+
+/**
+ * struct kmem_ro_pagemap_run - pages with equal flags and contiguous frames
+ * @start: user virtual address of the first page
+ * @pages: number of pages
+ * @flags: entry bits 55-63, the same for every page of the run
+ * @frame: bits 0-54 of the first page's entry.  A present run's PFNs
+ *	follow on one by one, a swapped run's offsets too; other runs, and
+ *	every run when PFNs are hidden, have frame 0.  Expanding the runs
+ *	gives the flat output exactly.
+ */
+struct kmem_ro_pagemap_run {
+	__u64 start;
+	__u64 pages;
+	__u64 flags;
+	__u64 frame;
+};
+
+/**
+ * struct kmem_ro_pagemap - KMEM_RO_IOC_PAGEMAP argument
+ * @size: in: sizeof(struct kmem_ro_pagemap)
+ * @flags: in: KMEM_RO_PAGEMAP_* flags
+ * @pid: in: process, in the caller's PID namespace; 0 for the caller
+ * @reserved0: in: must be 0
+ * @start: in: first user address, page aligned
+ * @end: in: end of the range (exclusive), page aligned, above @start
+ * @buf_addr: in: user buffer: __u64 entries, or struct kmem_ro_pagemap_run
+ *	with KMEM_RO_PAGEMAP_RUNS
+ * @buf_size: in: its size in bytes; at least one entry or run
+ * @count: out: entries or runs written
+ * @walk_end: out: first address not described; @end when the whole range
+ *	was.  Call again with @start = @walk_end to resume.
+ * @reserved: in: must be 0
+ *
+ * Only the page tables covering [@start, @end) are walked, under the
+ * target's mmap read lock, holes between VMAs in one step.  Entries are
+ * bit-identical to /proc/PID/pagemap of the running kernel, including its
+ * rules: PFNs (and swap offsets) read as 0 unless the opener of this fd had
+ * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE (where the kernel
+ * would also accept ptrace-read access by the same user: a capability is
+ * the check available to modules).
+ *
+ * Errors: EINVAL (flags, reserved, size, range not page aligned, empty,
+ * reversed or beyond user space, buffer smaller than one item or
+ * address/size mismatch), E2BIG (size), ESRCH (no such process, a kernel
+ * thread, or one that has exited), EPERM (another process without
+ * CAP_SYS_PTRACE), EFAULT, EINTR (killed while waiting), ENOMEM.
+ */
+struct kmem_ro_pagemap {
+	__u64 size;
+	__u64 flags;
+	__u32 pid;
+	__u32 reserved0;
+	__u64 start;
+	__u64 end;
+	__u64 buf_addr;
+	__u64 buf_size;
+	__u64 count;
+	__u64 walk_end;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PAGEMAP_SIZE_VER0	88
+
+#define KMEM_RO_IOC_PAGEMAP	_IOWR(KMEM_RO_IOC_MAGIC, 0x03, struct kmem_ro_pagemap)
+
+/*
+ * Probes: hit counters on kernel functions, owned by the open file (closing
+ * it removes them all).  A function-entry probe (offset 0) goes through one
+ * ftrace_ops per file filtered to exactly the probed functions, whose
+ * callback finds the probe in a resizable hash (rhashtable): the cost per
+ * hit does not grow with the number of probes.  Other offsets use kprobes.
+ * A function-entry hit is not counted where RCU is not watching the CPU
+ * (deep idle, early entry code) nor when it nests in the counting of
+ * another hit in the same context (ftrace's recursion protection).
+ *
+ * Adding, enabling and disabling need CAP_PERFMON or CAP_SYS_ADMIN besides
+ * the fd (EPERM), and are refused where lockdown forbids kprobes
+ * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
+ *
+ * Probes do not pin a module.  When a module is unloaded, its probes (and,
+ * once it has finished loading, the probes in its freed init code) are
+ * disabled and marked KMEM_RO_PROBE_GONE, as kprobes marks its own: they
+ * keep their id and hit count, never hit again, are skipped by ENABLE and
+ * stay until DEL or close.  A new probe may go where a gone one was, at
+ * the same address, once new code is loaded there; code being unloaded
+ * takes no new probe (ENOENT).
+ */
+#define KMEM_RO_PROBE_NAME_LEN	128	/* symbol name, NUL included */
+#define KMEM_RO_PROBE_MAX_BATCH	65536	/* specs or ids per call; E2BIG beyond */
+
+/* kmem_ro_probe_spec.flags and kmem_ro_probe_info.flags */
+#define KMEM_RO_PROBE_ENABLED	(1U << 0)	/* in: enable at once; out: enabled */
+#define KMEM_RO_PROBE_KPROBE	(1U << 1)	/* out: served by a kprobe, not ftrace */
+#define KMEM_RO_PROBE_GONE	(1U << 2)	/* out: its code was unloaded */
+
+/**
+ * struct kmem_ro_probe_spec - one probe to add
+ * @addr: in: address of the function, as /proc/kallsyms shows it
+ * @offset: in: bytes into the function; 0 is the function entry
+ * @flags: in: KMEM_RO_PROBE_ENABLED or 0
+ * @name: in: the function's name, NUL-terminated (for the caller's own
+ *	bookkeeping: the driver records the kernel's name for @addr, which
+ *	may be an alias of it)
+ * @result: out: the probe id (> 0), or -errno for this spec only:
+ *	ENOENT (@addr is not the start of a function, or is code being
+ *	unloaded), EEXIST (this file already probes that place, or this
+ *	call names it twice), EINVAL (flags, @offset past the function or
+ *	inside an instruction), EOPNOTSUPP (not probe-able: ftrace refuses
+ *	the function - notrace, noinstr - or, at an offset, kprobes refuses
+ *	the place - kprobe blacklist, jump label, static call, BUG, an
+ *	instruction it cannot step), ENOMEM; at an offset, any other error
+ *	of register_kprobe() as it is
+ */
+struct kmem_ro_probe_spec {
+	__u64 addr;
+	__u32 offset;
+	__u32 flags;
+	char name[KMEM_RO_PROBE_NAME_LEN];
+	__s64 result;
+};
+
+/**
+ * struct kmem_ro_probe_add - KMEM_RO_IOC_PROBE_ADD argument
+ * @size: in: sizeof(struct kmem_ro_probe_add)
+ * @flags: in: must be 0
+ * @specs_addr: in: user pointer to @count struct kmem_ro_probe_spec
+ * @count: in: 1 to KMEM_RO_PROBE_MAX_BATCH
+ * @added: out: specs that got an id
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_add {
+	__u64 size;
+	__u64 flags;
+	__u64 specs_addr;
+	__u32 count;
+	__u32 added;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_ADD_SIZE_VER0	48
+
+/* kmem_ro_probe_ids.flags */
+#define KMEM_RO_PROBE_ALL	(1ULL << 0)	/* every probe of this file; no ids */
+#define KMEM_RO_PROBE_RESET	(1ULL << 1)	/* STATS: zero the counts read */
+
+/**
+ * struct kmem_ro_probe_ids - argument of ENABLE, DISABLE, DEL and STATS
+ * @size: in: sizeof(struct kmem_ro_probe_ids)
+ * @flags: in: KMEM_RO_PROBE_ALL, and KMEM_RO_PROBE_RESET for STATS
+ * @ids_addr: in: user pointer to @count __u64 probe ids (0 with ALL)
+ * @count: in: number of ids (0 with ALL), at most KMEM_RO_PROBE_MAX_BATCH
+ * @done: out: probes acted on (an unknown id: ENOENT for the call, after
+ *	the ones before it were done)
+ * @counts_addr: in, STATS only: user pointer to __u64 hit counts, one per
+ *	id (with ALL: per probe in id order, @counts_cap of them; @done says
+ *	how many probes there are)
+ * @counts_cap: in, STATS with ALL: capacity of @counts_addr
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_ids {
+	__u64 size;
+	__u64 flags;
+	__u64 ids_addr;
+	__u32 count;
+	__u32 done;
+	__u64 counts_addr;
+	__u32 counts_cap;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_IDS_SIZE_VER0	64
+
+/**
+ * struct kmem_ro_probe_info - one probe, as KMEM_RO_IOC_PROBE_LIST shows it
+ * @id: probe id, unique within its file
+ * @addr: function address
+ * @offset: bytes into the function
+ * @flags: KMEM_RO_PROBE_ENABLED, KMEM_RO_PROBE_KPROBE, KMEM_RO_PROBE_GONE
+ * @owner: PID (init namespace) of the process that opened the file
+ * @hits: hit count
+ * @name: function name
+ */
+struct kmem_ro_probe_info {
+	__u64 id;
+	__u64 addr;
+	__u32 offset;
+	__u32 flags;
+	__u32 owner;
+	__u32 reserved;
+	__u64 hits;
+	char name[KMEM_RO_PROBE_NAME_LEN];
+};
+
+/* kmem_ro_probe_list.flags */
+#define KMEM_RO_PROBE_LIST_ALL_FILES	(1ULL << 0)	/* every open file's probes */
+
+/**
+ * struct kmem_ro_probe_list - KMEM_RO_IOC_PROBE_LIST argument
+ * @size: in: sizeof(struct kmem_ro_probe_list)
+ * @flags: in: KMEM_RO_PROBE_LIST_ALL_FILES or 0 (this file's probes)
+ * @buf_addr: in: user pointer to struct kmem_ro_probe_info[@cap]
+ * @cap: in: entries @buf_addr holds (0 to only count)
+ * @count: out: probes that exist (may exceed @cap; only @cap written)
+ * @reserved: in: must be 0
+ */
+struct kmem_ro_probe_list {
+	__u64 size;
+	__u64 flags;
+	__u64 buf_addr;
+	__u32 cap;
+	__u32 count;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_LIST_SIZE_VER0	48
+
+#define KMEM_RO_IOC_PROBE_ADD		_IOWR(KMEM_RO_IOC_MAGIC, 0x10, struct kmem_ro_probe_add)
+#define KMEM_RO_IOC_PROBE_ENABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x11, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_DISABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x12, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_DEL		_IOWR(KMEM_RO_IOC_MAGIC, 0x13, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_STATS		_IOWR(KMEM_RO_IOC_MAGIC, 0x14, struct kmem_ro_probe_ids)
+#define KMEM_RO_IOC_PROBE_LIST		_IOWR(KMEM_RO_IOC_MAGIC, 0x15, struct kmem_ro_probe_list)
+
+/*
+ * Events (uapi/kmem_ro_events.h): a generic netlink family with module
+ * load/unload events and, on request of a probe owner, periodic snapshots
+ * of its probes' hit counts.  The requests below act on the open file's
+ * own probes; closing the file stops its snapshots.
+ */
+#define KMEM_RO_EVENTS_SNAPSHOT_MIN_MS	100		/* bounds the rate per file */
+#define KMEM_RO_EVENTS_SNAPSHOT_MAX_MS	3600000		/* one hour */
+
+/* kmem_ro_events_snapshot.flags */
+#define KMEM_RO_EVENTS_SNAPSHOT_STOP	(1ULL << 0)	/* stop this file's snapshots */
+
+/**
+ * struct kmem_ro_events_snapshot - KMEM_RO_IOC_EVENTS_SNAPSHOT argument
+ * @size: in: sizeof(struct kmem_ro_events_snapshot)
+ * @flags: in: 0 to start (or change the interval of) this file's
+ *	snapshots, KMEM_RO_EVENTS_SNAPSHOT_STOP to stop them
+ * @interval_ms: in: start: KMEM_RO_EVENTS_SNAPSHOT_MIN_MS to _MAX_MS, the
+ *	time between two snapshots, the first one interval after the call;
+ *	stop: 0
+ * @reserved0: in: must be 0
+ * @id: out: the stream id that every snapshot message carries
+ *	(KMEM_RO_EVENTS_A_SNAP_ID), unique while the module is loaded; the
+ *	same id when a running stream only changes its interval
+ * @reserved: in: must be 0
+ *
+ * Each snapshot sends the ids and hit counts of every probe the file has
+ * at that moment, in id order, to the KMEM_RO_EVENTS_MCGRP_SNAPSHOTS
+ * group, split into messages of at most KMEM_RO_EVENTS_SNAP_MAX_IDS
+ * probes.  Stopping (or closing the file) waits for a snapshot being sent:
+ * none of this file's follows once the call returns.
+ *
+ * Errors: EINVAL (flags, reserved, size, @interval_ms out of range, or not
+ * 0 with STOP), E2BIG (size), EFAULT, EPERM (start without CAP_PERFMON or
+ * CAP_SYS_ADMIN), ENOENT (start: this file has no probes; stop: it takes
+ * no snapshots), ENOMEM.
+ */
+struct kmem_ro_events_snapshot {
+	__u64 size;
+	__u64 flags;
+	__u32 interval_ms;
+	__u32 reserved0;
+	__u64 id;
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0	48
+
+#define KMEM_RO_IOC_EVENTS_SNAPSHOT	_IOWR(KMEM_RO_IOC_MAGIC, 0x20, struct kmem_ro_events_snapshot)
+
+#endif /* _UAPI_LINUX_KMEM_RO_H */

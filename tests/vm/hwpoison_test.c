@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardware poison in a hugetlb folio the kernel cannot dissolve: a page of
+ * a hugetlbfs file stays in its page cache when a subpage is poisoned
+ * (hugetlbfs_error_remove_folio() keeps it), and memory failure then flags
+ * only the folio's head.  The poisoned subpage's own PG_hwpoison is clear;
+ * only is_page_hwpoison() -- what read_kcore_iter() asks -- sees it.  On
+ * hardware, reading it is a machine check.  READV and WALK must refuse
+ * every page of that folio with EPERM, as kcore does, and mmap shows zeros.
+ *
+ * Poison cannot be undone: this suite runs last in its own VM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+#ifndef MADV_HWPOISON
+#define MADV_HWPOISON 100
+#endif
+
+#define PAGE		4096UL
+#define HPAGE		(2UL << 20)
+#define POISONED	5		/* the subpage hit; not the head */
+#define KPF_HWPOISON	19		/* include/uapi/linux/kernel-page-flags.h */
+
+/* every page of the folio is refused, as read_kcore_iter() does */
+static const unsigned long subpages[] = { 0, POISONED, POISONED + 1, HPAGE / PAGE - 1 };
+
+static uint64_t kpageflags(uint64_t pfn)
+{
+	uint64_t flags = 0;
+	FILE *f = fopen("/proc/kpageflags", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseeko(f, (off_t)(pfn * 8), SEEK_SET), 0);
+	ck_assert_int_eq(fread(&flags, 8, 1, f), 1);
+	fclose(f);
+	return flags;
+}
+
+static int64_t readv_one(int fd, uint64_t addr, void *buf, uint64_t len)
+{
+	struct kmem_ro_iov iov = { .addr = addr, .len = len, .buf = (uintptr_t)buf,
+				   .result = 0x7777 };
+	struct kmem_ro_readv rv = { .size = sizeof(rv), .iov_addr = (uintptr_t)&iov,
+				    .iov_count = 1 };
+
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), 0);
+	return iov.result;
+}
+
+/* Map @memfd in a child and poison one subpage there: the child may get
+ * SIGBUS (action required), the file keeps the folio. */
+static void poison_in_child(int memfd, unsigned long subpage)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		char *p = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+
+		if (p == MAP_FAILED)
+			_exit(2);
+		(void)*(volatile char *)p;
+		_exit(madvise(p + subpage * PAGE, PAGE, MADV_HWPOISON) ? 3 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg((WIFEXITED(status) && !WEXITSTATUS(status)) ||
+		      (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS),
+		      "poisoning child: status %#x", status);
+}
+
+START_TEST(poisoned_hugetlb_subpage)
+{
+	struct kmem_ro_info info;
+	uint64_t head_pfn;
+	char buf[PAGE];
+	int fd = vt_open_dev(), memfd;
+	char *p;
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	vt_write_file("/proc/sys/vm/nr_hugepages", "2");
+	memfd = memfd_create("kmem_ro-hwpoison", MFD_HUGETLB);
+	ck_assert_msg(memfd >= 0, "memfd_create(MFD_HUGETLB): %s", strerror(errno));
+	ck_assert_int_eq(ftruncate(memfd, HPAGE), 0);
+	p = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	memset(p, 0xa5, HPAGE);
+	head_pfn = vt_pagemap_pfn(p);
+	ck_assert_uint_eq(head_pfn % (HPAGE / PAGE), 0);
+
+	/* before: every subpage reads back */
+	ck_assert_int_eq(readv_one(fd, info.page_offset + (head_pfn + POISONED) * PAGE,
+				   buf, sizeof(buf)), sizeof(buf));
+	ck_assert_int_eq((unsigned char)buf[0], 0xa5);
+
+	ck_assert_int_eq(munmap(p, HPAGE), 0);	/* the page cache keeps the folio */
+	poison_in_child(memfd, POISONED);
+	ck_assert_int_eq(vt_file_has("/proc/meminfo", "HardwareCorrupted:"), 1);
+
+	printf("hwpoison_test: kpageflags head %#llx, poisoned subpage %#llx\n",
+	       (unsigned long long)kpageflags(head_pfn),
+	       (unsigned long long)kpageflags(head_pfn + POISONED));
+	ck_assert_msg(kpageflags(head_pfn) & (1ULL << KPF_HWPOISON), "head not poisoned");
+
+	for (unsigned int i = 0; i < sizeof(subpages) / sizeof(subpages[0]); i++) {
+		unsigned long sub = subpages[i];
+		uint64_t phys = (head_pfn + sub) * PAGE;
+		struct kmem_ro_field field = { .offset = 0, .len = 8 };
+		struct kmem_ro_walk w = {
+			.size = sizeof(w), .head = info.text_start,
+			.start = info.page_offset + phys,
+			.fields_addr = (uintptr_t)&field, .fields_count = 1,
+			.buf_addr = (uintptr_t)buf, .buf_size = sizeof(buf),
+		};
+		unsigned char byte = 0x77;
+		char *map;
+
+		memset(buf, 0, sizeof(buf));
+		ck_assert_msg(readv_one(fd, info.page_offset + phys, buf, sizeof(buf)) == -EPERM,
+			      "READV of subpage %lu of a poisoned hugetlb folio", sub);
+		ck_assert_int_eq((unsigned char)buf[0], 0);
+		ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_WALK, &w), 0);
+		ck_assert_uint_eq(w.status, KMEM_RO_WALK_FAULT);
+		ck_assert_int_eq(w.fault_errno, -EPERM);
+		ck_assert_uint_eq(w.nodes, 0);
+
+		map = vt_map_phys(fd, phys, PAGE);
+		ck_assert_ptr_ne(map, MAP_FAILED);
+		ck_assert_int_eq(vt_probe_read(map, &byte), 0);
+		ck_assert_msg(byte == 0, "mmap of poisoned subpage %lu reads %#x, not zeros",
+			      sub, byte);
+		ck_assert_int_eq(munmap(map, PAGE), 0);
+	}
+	close(memfd);
+	close(fd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hwpoison");
+	TCase *tc = tcase_create("hwpoison");
+
+	tcase_add_test(tc, poisoned_hugetlb_subpage);
+	suite_add_tcase(s, tc);
+	return vt_main(s);
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A caller built against the header as first published (abi_v0/kmem_ro.h,
+ * a frozen copy: every struct at its _SIZE_VER0): it must keep working on
+ * every later driver.  Only this file sees that header.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "kmem_ro.h"	/* abi_v0/ */
+#include "ioctl_abi_v0.h"
+
+_Static_assert(sizeof(struct kmem_ro_info) == KMEM_RO_INFO_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_readv) == KMEM_RO_READV_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_probe_list) == KMEM_RO_PROBE_LIST_SIZE_VER0, "frozen");
+
+int v0_info(int fd, uint64_t *page_offset)
+{
+	struct kmem_ro_info info = { .size = sizeof(info) };
+
+	if (ioctl(fd, KMEM_RO_IOC_INFO, &info))
+		return -errno;
+	*page_offset = info.page_offset;
+	return info.abi_version ? 0 : -EINVAL;
+}
+
+int v0_readv(int fd, uint64_t addr, void *buf, uint64_t len, int64_t *result)
+{
+	struct kmem_ro_iov iov = { .addr = addr, .len = len, .buf = (uintptr_t)buf };
+	struct kmem_ro_readv rv = { .size = sizeof(rv), .iov_addr = (uintptr_t)&iov,
+				    .iov_count = 1 };
+
+	if (ioctl(fd, KMEM_RO_IOC_READV, &rv))
+		return -errno;
+	*result = iov.result;
+	return 0;
+}
+
+int v0_probe_list(int fd, uint32_t *count)
+{
+	struct kmem_ro_probe_list l = { .size = sizeof(l) };
+
+	if (ioctl(fd, KMEM_RO_IOC_PROBE_LIST, &l))
+		return -errno;
+	*count = l.count;
+	return 0;
+}
