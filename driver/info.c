@@ -14,9 +14,6 @@
 
 #include "internal.h"
 
-/* Upper bound on RAM ranges gathered per call: bounds the kernel buffer. */
-#define KMEM_RO_RAM_MAX		4096
-
 static unsigned long kmem_ro_text_start, kmem_ro_text_end;
 
 /*
@@ -96,25 +93,33 @@ static int kmem_ro_ram_add(struct resource *res, void *arg)
 
 /*
  * Top-level "System RAM" of /proc/iomem, as walk_system_ram_res() (not
- * exported) finds it.  Gathered into a kernel buffer first: the walk holds
- * the resource lock, and copy_to_user() may fault.
+ * exported) finds it: all of them, whatever their number.  Gathered into a
+ * kernel buffer first, sized by a counting walk (again if hotplug added
+ * ranges in between): the walk holds the resource lock, and copy_to_user()
+ * may fault.
  */
 static int kmem_ro_ram_ranges(struct kmem_ro_info *info)
 {
 	struct kmem_ro_range __user *uranges = u64_to_user_ptr(info->ram_addr);
-	struct kmem_ro_ram_walk walk = { .cap = min(info->ram_cap, KMEM_RO_RAM_MAX) };
+	struct kmem_ro_ram_walk walk = { };
+	u32 want;
 	int err = 0;
 
-	if (walk.cap) {
-		walk.ranges = kvcalloc(walk.cap, sizeof(*walk.ranges), GFP_KERNEL);
+	for (;;) {
+		walk.count = 0;
+		walk_iomem_res_desc(IORES_DESC_NONE,
+				    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
+				    0, -1, &walk, kmem_ro_ram_add);
+		want = min(walk.count, info->ram_cap);
+		if (want <= walk.cap)
+			break;
+		kvfree(walk.ranges);
+		walk.ranges = kvcalloc(want, sizeof(*walk.ranges), GFP_KERNEL);
 		if (!walk.ranges)
 			return -ENOMEM;
+		walk.cap = want;
 	}
-	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
-			    0, -1, &walk, kmem_ro_ram_add);
-	if (walk.cap &&
-	    copy_to_user(uranges, walk.ranges,
-			 min(walk.count, walk.cap) * sizeof(*walk.ranges)))
+	if (want && copy_to_user(uranges, walk.ranges, want * sizeof(*walk.ranges)))
 		err = -EFAULT;
 	info->ram_count = walk.count;
 	kvfree(walk.ranges);

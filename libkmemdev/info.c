@@ -2,6 +2,7 @@
 /* KMEM_RO_IOC_INFO: ABI version, features and kernel layout. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -42,6 +43,19 @@ int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 /* Retries while hotplug makes the list grow between two calls. */
 #define RAM_FETCH_TRIES 8
 
+/*
+ * A real range is never empty, and the buffer is zeroed before every call:
+ * an empty entry among the first @n is one the driver counted but did not
+ * write (an early driver stopped at 4096), never to be handed back.
+ */
+static bool ram_written(const struct kmem_ro_range *ram, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ram[i].end <= ram[i].start)
+			return false;
+	return true;
+}
+
 int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
 		       struct kmem_ro_range **ram, unsigned int *nr)
 {
@@ -52,12 +66,20 @@ int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
 	if (!ram || !nr)
 		return -EINVAL;
 	for (tries = 0; tries < RAM_FETCH_TRIES; tries++) {
+		if (cap)
+			memset(buf, 0, cap * sizeof(*buf));
 		ret = kmemdev_info(h, info, buf, cap);
 		if (ret < 0)
 			break;
 		if ((unsigned int)ret <= cap) {
-			*ram = buf;
+			if (!ram_written(buf, ret)) {
+				ret = -EPROTO;
+				break;
+			}
+			*ram = ret ? buf : NULL;
 			*nr = ret;
+			if (!ret)
+				free(buf);
 			return 0;
 		}
 		cap = ret;

@@ -199,14 +199,16 @@ KMEMDEV_API int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
  * @brief kmemdev_info() with the RAM ranges in a buffer of the right size.
  *
  * Asks for the count, then the ranges, and asks again while memory hotplug
- * makes the list grow in between.
+ * makes the list grow in between.  Every one of the @p nr entries is one
+ * the driver wrote.
  *
  * @param h handle
  * @param info filled in as by kmemdev_info()
  * @param ram receives a malloc()ed array (free() it), NULL if none
  * @param nr receives the number of ranges
- * @return 0 on success, negative errno otherwise (as kmemdev_info(), and
- *	-EAGAIN if the list kept changing)
+ * @return 0 on success, negative errno otherwise (as kmemdev_info(),
+ *	-EAGAIN if the list kept changing, -EPROTO if the driver counted
+ *	more ranges than it wrote)
  */
 KMEMDEV_API int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
 				   struct kmem_ro_range **ram, unsigned int *nr);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KMEM_RO_IOC_INFO: every field against an independent source in the guest,
- * then every bad input against its documented errno.
+ * then every bad input against its documented errno, and the argument rules
+ * every ioctl shares, one change at a time on an argument it accepts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -128,6 +131,71 @@ START_TEST(ram_short_buffer_reports_full_count)
 	ck_assert_int_eq(info.ram_count, vt_iomem_ram(NULL, 0));
 	ck_assert_uint_ne(ram[0].end, 0);
 	ck_assert_uint_eq(ram[1].start, 0xa5a5);	/* past ram_cap: untouched */
+	close(fd);
+}
+END_TEST
+
+/*
+ * Every cap gets the whole count and exactly min(count, cap) entries, in
+ * /proc/iomem's order; nothing past them is written.  The largest cap
+ * (2^32-1) runs over a buffer of exactly ram_count entries that ends at an
+ * unmapped page: a write past the count would fault.
+ */
+START_TEST(ram_exact_for_every_cap)
+{
+	static struct kmem_ro_range iomem[RAM_CAP], ram[RAM_CAP + 2];
+	long page = sysconf(_SC_PAGESIZE);
+	struct kmem_ro_range *tight;
+	struct kmem_ro_info info;
+	int fd = vt_open_dev(), n = vt_iomem_ram(iomem, RAM_CAP);
+	char *two;
+
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_le(n, RAM_CAP);
+	for (unsigned int cap = 1; cap <= (unsigned int)n + 2; cap++) {
+		memset(ram, 0xa5, sizeof(ram));
+		ck_assert_int_eq(vt_info(fd, &info, ram, cap), 0);
+		ck_assert_int_eq(info.ram_count, n);
+		for (unsigned int i = 0; i < RAM_CAP + 2; i++) {
+			if (i < cap && i < (unsigned int)n) {
+				ck_assert_uint_eq(ram[i].start, iomem[i].start);
+				ck_assert_uint_eq(ram[i].end, iomem[i].end);
+			} else {
+				ck_assert_uint_eq(ram[i].start, 0xa5a5a5a5a5a5a5a5ULL);
+				ck_assert_uint_eq(ram[i].end, 0xa5a5a5a5a5a5a5a5ULL);
+			}
+		}
+	}
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(two, MAP_FAILED);
+	ck_assert_int_eq(munmap(two + page, page), 0);
+	tight = (struct kmem_ro_range *)(two + page) - n;
+	ck_assert_int_eq(vt_info(fd, &info, tight, UINT32_MAX), 0);
+	ck_assert_int_eq(info.ram_count, n);
+	ck_assert_int_eq(memcmp(tight, iomem, n * sizeof(*tight)), 0);
+	munmap(two, page);
+	close(fd);
+}
+END_TEST
+
+/* The output fields are written, never read: garbage there changes nothing. */
+START_TEST(output_fields_ignored)
+{
+	static struct kmem_ro_range ram[RAM_CAP], ram2[RAM_CAP];
+	struct kmem_ro_info clean, junk;
+	int fd = vt_open_dev();
+
+	ck_assert_int_eq(vt_info(fd, &clean, ram, RAM_CAP), 0);
+	memset(&junk, 0x5a, sizeof(junk));
+	junk.size = sizeof(junk);
+	junk.flags = 0;
+	junk.ram_addr = (uintptr_t)ram2;
+	junk.ram_cap = RAM_CAP;
+	junk.reserved[0] = junk.reserved[1] = 0;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &junk), 0);
+	ck_assert_int_eq(memcmp(&clean, &junk, offsetof(struct kmem_ro_info, ram_addr)), 0);
+	ck_assert_uint_eq(junk.ram_count, clean.ram_count);
+	ck_assert_int_eq(memcmp(ram, ram2, clean.ram_count * sizeof(ram[0])), 0);
 	close(fd);
 }
 END_TEST
@@ -305,11 +373,340 @@ START_TEST(bad_pointers_are_efault)
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &info), -EFAULT);
 	info.ram_addr = 0xffffffff81000000ULL;
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &info), -EFAULT);
+	/* and at a kmem_ro mapping (read-only: the copy out faults) */
+	{
+		struct kmem_ro_info layout;
+		void *km;
+
+		ck_assert_int_eq(vt_info(fd, &layout, NULL, 0), 0);
+		km = vt_map_phys(fd, layout.text_start - layout.kernel_map + layout.phys_base, page);
+		ck_assert_ptr_ne(km, MAP_FAILED);
+		info.ram_addr = (uintptr_t)km;
+		ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &info), -EFAULT);
+		munmap(km, page);
+	}
 	munmap(ro, page);
 	munmap(ro_info, page);
 	close(fd);
 }
 END_TEST
+
+/*
+ * ---- the rules every ioctl shares (README, "Every ioctl") ----
+ *
+ * Each ioctl gets an argument it accepts (or refuses with a known errno),
+ * then one change at a time: the errno is the one of that change alone.
+ */
+
+#define ARG_PAGE	4096
+
+struct ioc {
+	const char *name;
+	unsigned long cmd;
+	size_t size, ver0;
+	uint64_t flags_ok;	/* flag bits this ioctl knows */
+	size_t rsv32;		/* offset of a __u32 reserved0, or 0 */
+	size_t rsv64;		/* offset of __u64 reserved[2] */
+	int base_err;		/* what the base argument gets */
+};
+
+#define IOC(n, c, st, v0, fl, r32, err) \
+	{ n, c, sizeof(struct st), v0, fl, r32, offsetof(struct st, reserved), err }
+
+static const struct ioc iocs[] = {
+	IOC("INFO", KMEM_RO_IOC_INFO, kmem_ro_info, KMEM_RO_INFO_SIZE_VER0, 0, 0, 0),
+	IOC("READV", KMEM_RO_IOC_READV, kmem_ro_readv, KMEM_RO_READV_SIZE_VER0, 0, 0, 0),
+	IOC("WALK", KMEM_RO_IOC_WALK, kmem_ro_walk, KMEM_RO_WALK_SIZE_VER0,
+	    KMEM_RO_WALK_NODE_ADDR, offsetof(struct kmem_ro_walk, reserved0), 0),
+	IOC("PAGEMAP", KMEM_RO_IOC_PAGEMAP, kmem_ro_pagemap, KMEM_RO_PAGEMAP_SIZE_VER0,
+	    KMEM_RO_PAGEMAP_RUNS, offsetof(struct kmem_ro_pagemap, reserved0), 0),
+	IOC("PROBE_ADD", KMEM_RO_IOC_PROBE_ADD, kmem_ro_probe_add, KMEM_RO_PROBE_ADD_SIZE_VER0,
+	    0, 0, 0),
+	IOC("PROBE_ENABLE", KMEM_RO_IOC_PROBE_ENABLE, kmem_ro_probe_ids, KMEM_RO_PROBE_IDS_SIZE_VER0,
+	    KMEM_RO_PROBE_ALL, offsetof(struct kmem_ro_probe_ids, reserved0), 0),
+	IOC("PROBE_DISABLE", KMEM_RO_IOC_PROBE_DISABLE, kmem_ro_probe_ids, KMEM_RO_PROBE_IDS_SIZE_VER0,
+	    KMEM_RO_PROBE_ALL, offsetof(struct kmem_ro_probe_ids, reserved0), 0),
+	IOC("PROBE_DEL", KMEM_RO_IOC_PROBE_DEL, kmem_ro_probe_ids, KMEM_RO_PROBE_IDS_SIZE_VER0,
+	    KMEM_RO_PROBE_ALL, offsetof(struct kmem_ro_probe_ids, reserved0), 0),
+	IOC("PROBE_STATS", KMEM_RO_IOC_PROBE_STATS, kmem_ro_probe_ids, KMEM_RO_PROBE_IDS_SIZE_VER0,
+	    KMEM_RO_PROBE_ALL | KMEM_RO_PROBE_RESET, offsetof(struct kmem_ro_probe_ids, reserved0), 0),
+	IOC("PROBE_LIST", KMEM_RO_IOC_PROBE_LIST, kmem_ro_probe_list, KMEM_RO_PROBE_LIST_SIZE_VER0,
+	    KMEM_RO_PROBE_LIST_ALL_FILES, 0, 0),
+	/* STOP on a file without snapshots: the base is refused */
+	IOC("EVENTS_SNAPSHOT", KMEM_RO_IOC_EVENTS_SNAPSHOT, kmem_ro_events_snapshot,
+	    KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0, KMEM_RO_EVENTS_SNAPSHOT_STOP,
+	    offsetof(struct kmem_ro_events_snapshot, reserved0), -ENOENT),
+};
+
+/* What the base arguments point at. */
+static struct kmem_ro_field walk_field;
+static unsigned char walk_buf[4096];
+static uint64_t pm_page[ARG_PAGE / 8] __attribute__((aligned(ARG_PAGE))), pm_entry, counts[1];
+static struct kmem_ro_probe_spec null_spec = { .name = "null" };
+
+/* The base argument of @c, written at @arg: @c->size bytes. */
+static void base_arg(const struct ioc *c, void *arg)
+{
+	memset(arg, 0, c->size);
+	*(uint64_t *)arg = c->size;
+	switch (c->cmd) {
+	case KMEM_RO_IOC_WALK: {
+		struct kmem_ro_walk *w = arg;
+
+		walk_field = (struct kmem_ro_field){ vt_testobj("id_offset"), 4 };
+		w->head = vt_testobj("good_head");
+		w->link_offset = vt_testobj("link_offset");
+		w->fields_addr = (uintptr_t)&walk_field;
+		w->fields_count = 1;
+		w->buf_addr = (uintptr_t)walk_buf;
+		w->buf_size = sizeof(walk_buf);
+		break;
+	}
+	case KMEM_RO_IOC_PAGEMAP: {
+		struct kmem_ro_pagemap *pm = arg;
+
+		pm_page[0] = 1;
+		pm->start = (uintptr_t)pm_page;
+		pm->end = pm->start + ARG_PAGE;
+		pm->buf_addr = (uintptr_t)&pm_entry;
+		pm->buf_size = sizeof(pm_entry);
+		break;
+	}
+	case KMEM_RO_IOC_PROBE_ADD: {
+		struct kmem_ro_probe_add *a = arg;
+
+		a->specs_addr = (uintptr_t)&null_spec;	/* address 0: -ENOENT, call 0 */
+		a->count = 1;
+		break;
+	}
+	case KMEM_RO_IOC_PROBE_ENABLE:
+	case KMEM_RO_IOC_PROBE_DISABLE:
+	case KMEM_RO_IOC_PROBE_DEL:
+	case KMEM_RO_IOC_PROBE_STATS: {
+		struct kmem_ro_probe_ids *ids = arg;
+
+		ids->flags = KMEM_RO_PROBE_ALL;
+		if (c->cmd == KMEM_RO_IOC_PROBE_STATS)
+			ids->counts_addr = (uintptr_t)counts;
+		break;
+	}
+	case KMEM_RO_IOC_EVENTS_SNAPSHOT:
+		((struct kmem_ro_events_snapshot *)arg)->flags = KMEM_RO_EVENTS_SNAPSHOT_STOP;
+		break;
+	}
+}
+
+/* The ioctl on a fresh fd (no probes, no snapshots): 0 or -errno. */
+static int call(const struct ioc *c, void *arg)
+{
+	int fd = vt_open_dev(), err = vt_ioctl(fd, c->cmd, arg);
+
+	close(fd);
+	return err;
+}
+
+/* Two pages, the second unmapped: returns the first. */
+static char *page_then_hole(void)
+{
+	char *p = mmap(NULL, 2 * ARG_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(munmap(p + ARG_PAGE, ARG_PAGE), 0);
+	return p;
+}
+
+#define EXPECT(err, what, expr) \
+	ck_assert_msg((got = (expr)) == (err), "%s: %s: got %d, want %d", c->name, what, got, err)
+
+START_TEST(every_ioctl_size_rules)
+{
+	static const uint64_t small[] = { 0, 8, 16 }, big[] = { ARG_PAGE + 1, 1ULL << 32, UINT64_MAX };
+	const struct ioc *c = &iocs[_i];
+	static unsigned char arg[2 * ARG_PAGE] __attribute__((aligned(8)));
+	char *p = page_then_hole();
+	int got;
+
+	EXPECT(c->base_err, "base", (base_arg(c, arg), call(c, arg)));
+	for (unsigned int i = 0; i < 3; i++) {
+		base_arg(c, arg);
+		*(uint64_t *)arg = small[i];
+		EXPECT(-EINVAL, "size below VER0", call(c, arg));
+		*(uint64_t *)arg = big[i];
+		EXPECT(-E2BIG, "size above PAGE_SIZE", call(c, arg));
+	}
+	base_arg(c, arg);
+	*(uint64_t *)arg = c->ver0 - 1;
+	EXPECT(-EINVAL, "size VER0-1", call(c, arg));
+
+	/* larger than known: a zero tail is accepted, anything else E2BIG */
+	memset(arg, 0, sizeof(arg));
+	base_arg(c, arg);
+	*(uint64_t *)arg = ARG_PAGE;
+	EXPECT(c->base_err, "zero tail up to PAGE_SIZE", call(c, arg));
+	arg[ARG_PAGE - 1] = 1;
+	EXPECT(-E2BIG, "non-zero byte in the tail", call(c, arg));
+	arg[ARG_PAGE - 1] = 0;
+	arg[c->size] = 1;
+	EXPECT(-E2BIG, "non-zero first tail byte", call(c, arg));
+	arg[c->size] = 0;
+	/* the struct ends at the hole; its claimed tail is in it */
+	base_arg(c, p + ARG_PAGE - c->size);
+	*(uint64_t *)(p + ARG_PAGE - c->size) = c->size + 8;
+	EXPECT(-EFAULT, "tail in an unmapped page", call(c, p + ARG_PAGE - c->size));
+	munmap(p, ARG_PAGE);
+}
+END_TEST
+
+START_TEST(every_ioctl_pointer_rules)
+{
+	static unsigned char good[ARG_PAGE] __attribute__((aligned(8)));
+	const struct ioc *c = &iocs[_i];
+	char *p = page_then_hole(), *ro = page_then_hole();
+	struct kmem_ro_info info;
+	uint64_t text_word;
+	char *km, *mine, *view;
+	int fd = vt_open_dev(), got;
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	EXPECT(-EFAULT, "NULL", call(c, NULL));
+	EXPECT(-EFAULT, "unmapped", call(c, p + ARG_PAGE));
+	EXPECT(-EFAULT, "kernel address", call(c, (void *)(uintptr_t)info.text_start));
+	EXPECT(-EFAULT, "non-canonical", call(c, (void *)0x8000000000000000ULL));
+	/* size and flags readable, the rest in the hole */
+	base_arg(c, good);
+	memcpy(p + ARG_PAGE - 16, good, 16);
+	EXPECT(-EFAULT, "running into an unmapped page", call(c, p + ARG_PAGE - 16));
+
+	/* read-only: copied in, and the call acts; the copy back faults */
+	base_arg(c, ro);
+	ck_assert_int_eq(mprotect(ro, ARG_PAGE, PROT_READ), 0);
+	EXPECT(c->base_err ? c->base_err : -EFAULT, "read-only", call(c, ro));
+
+	/* kernel text through a kmem_ro mapping: its first word is the size */
+	km = vt_map_phys(fd, info.text_start - info.kernel_map + info.phys_base, ARG_PAGE);
+	ck_assert_ptr_ne(km, MAP_FAILED);
+	memcpy(&text_word, km, sizeof(text_word));
+	ck_assert_uint_gt(text_word, ARG_PAGE);
+	EXPECT(-E2BIG, "kernel text in a kmem_ro mapping", call(c, km));
+
+	/* a good argument seen through a kmem_ro mapping of our own page */
+	mine = mmap(NULL, ARG_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
+	ck_assert_ptr_ne(mine, MAP_FAILED);
+	base_arg(c, mine);
+	view = vt_map_phys(fd, vt_pagemap_pfn(mine) * ARG_PAGE, ARG_PAGE);
+	ck_assert_ptr_ne(view, MAP_FAILED);
+	ck_assert_int_eq(memcmp(view, mine, c->size), 0);
+	EXPECT(c->base_err ? c->base_err : -EFAULT, "good argument in a kmem_ro mapping",
+	       call(c, view));
+
+	munmap(view, ARG_PAGE);
+	munmap(mine, ARG_PAGE);
+	munmap(km, ARG_PAGE);
+	munmap(ro, ARG_PAGE);
+	munmap(p, ARG_PAGE);
+	close(fd);
+}
+END_TEST
+
+START_TEST(every_ioctl_flags_and_reserved)
+{
+	const struct ioc *c = &iocs[_i];
+	static unsigned char arg[ARG_PAGE] __attribute__((aligned(8)));
+	char what[64];
+	int got;
+
+	for (int bit = 0; bit < 64; bit++) {
+		if (c->flags_ok & (1ULL << bit))
+			continue;
+		base_arg(c, arg);
+		((uint64_t *)arg)[1] |= 1ULL << bit;
+		snprintf(what, sizeof(what), "flag bit %d", bit);
+		EXPECT(-EINVAL, what, call(c, arg));
+	}
+	for (int i = 0; i < 2; i++) {
+		base_arg(c, arg);
+		*(uint64_t *)(arg + c->rsv64 + 8 * i) = 1ULL << (i * 63);
+		snprintf(what, sizeof(what), "reserved[%d]", i);
+		EXPECT(-EINVAL, what, call(c, arg));
+	}
+	if (c->rsv32) {
+		base_arg(c, arg);
+		*(uint32_t *)(arg + c->rsv32) = 1;
+		EXPECT(-EINVAL, "reserved0", call(c, arg));
+	}
+}
+END_TEST
+
+static bool known_nr(unsigned int nr)
+{
+	for (size_t i = 0; i < sizeof(iocs) / sizeof(iocs[0]); i++)
+		if (_IOC_NR(iocs[i].cmd) == nr)
+			return true;
+	return false;
+}
+
+/* @cmd on a fresh fd: 0 or -errno. */
+static int call_cmd(unsigned long cmd, void *arg)
+{
+	int fd = vt_open_dev(), err = vt_ioctl(fd, cmd, arg);
+
+	close(fd);
+	return err;
+}
+
+START_TEST(every_ioctl_number_rules)
+{
+	static unsigned char arg[2 * ARG_PAGE] __attribute__((aligned(8)));
+	const struct ioc *c = &iocs[_i];
+	unsigned int nr = _IOC_NR(c->cmd);
+	const struct { const char *what; unsigned long cmd; int err; } other[] = {
+		{ "no direction", _IOC(_IOC_NONE, KMEM_RO_IOC_MAGIC, nr, c->size), -ENOTTY },
+		{ "read only", _IOC(_IOC_READ, KMEM_RO_IOC_MAGIC, nr, c->size), -ENOTTY },
+		{ "write only", _IOC(_IOC_WRITE, KMEM_RO_IOC_MAGIC, nr, c->size), -ENOTTY },
+		{ "magic 'x'", _IOC(_IOC_READ | _IOC_WRITE, 'x', nr, c->size), -ENOTTY },
+		{ "old magic 0xB7", _IOC(_IOC_READ | _IOC_WRITE, 0xB7, nr, c->size), -ENOTTY },
+		/* the encoded size: at least VER0, else not this command */
+		{ "size below VER0", _IOC(_IOC_READ | _IOC_WRITE, KMEM_RO_IOC_MAGIC, nr, c->ver0 - 8),
+		  -ENOTTY },
+		{ "size 0", _IOC(_IOC_READ | _IOC_WRITE, KMEM_RO_IOC_MAGIC, nr, 0), -ENOTTY },
+		{ "size VER0", _IOC(_IOC_READ | _IOC_WRITE, KMEM_RO_IOC_MAGIC, nr, c->ver0),
+		  c->base_err },
+		{ "a newer header's size", _IOC(_IOC_READ | _IOC_WRITE, KMEM_RO_IOC_MAGIC, nr,
+						c->size + 8), c->base_err },
+		{ "the largest size", _IOC(_IOC_READ | _IOC_WRITE, KMEM_RO_IOC_MAGIC, nr, _IOC_SIZEMASK),
+		  c->base_err },
+	};
+	int got;
+
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		base_arg(c, arg);
+		EXPECT(other[i].err, other[i].what, call_cmd(other[i].cmd, arg));
+	}
+}
+END_TEST
+
+START_TEST(unknown_numbers_are_enotty)
+{
+	static unsigned char arg[ARG_PAGE] __attribute__((aligned(8)));
+	int fd = vt_open_dev();
+
+	*(uint64_t *)arg = 64;
+	for (unsigned int nr = 0; nr < 0x40; nr++) {
+		if (known_nr(nr))
+			continue;
+		ck_assert_msg(vt_ioctl(fd, _IOWR(KMEM_RO_IOC_MAGIC, nr, uint64_t[8]), arg) == -ENOTTY,
+			      "nr %#x", nr);
+		ck_assert_msg(vt_ioctl(fd, _IO(KMEM_RO_IOC_MAGIC, nr), arg) == -ENOTTY, "nr %#x", nr);
+	}
+	ck_assert_int_eq(vt_ioctl(fd, TCGETS, arg), -ENOTTY);
+	ck_assert_int_eq(vt_ioctl(fd, FIONREAD, arg), -ENOTTY);
+	close(fd);
+}
+END_TEST
+
+#undef EXPECT
 
 /* ---- libkmemdev and kmemctl over the real driver ---- */
 
@@ -329,6 +726,25 @@ START_TEST(library_info_matches_ioctl)
 	ck_assert_int_eq(kmemdev_info(h, &lib, lram, 0), -EINVAL);
 	kmemdev_close(h);
 	close(fd);
+}
+END_TEST
+
+START_TEST(library_info_alloc_is_exact)
+{
+	static struct kmem_ro_range iomem[RAM_CAP];
+	struct kmem_ro_range *ram = NULL;
+	struct kmem_ro_info info;
+	unsigned int nr = 0;
+	struct kmemdev *h;
+	int n = vt_iomem_ram(iomem, RAM_CAP);
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_info_alloc(h, &info, &ram, &nr), 0);
+	ck_assert_int_eq(nr, n);
+	ck_assert_uint_eq(info.ram_count, nr);
+	ck_assert_int_eq(memcmp(ram, iomem, nr * sizeof(*ram)), 0);
+	free(ram);
+	kmemdev_close(h);
 }
 END_TEST
 
@@ -368,10 +784,12 @@ START_TEST(kmemctl_info_text_and_json)
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_nonnull(strstr(out, want));
 	ck_assert_ptr_nonnull(strstr(out, "System RAM"));
+	ck_assert_ptr_nonnull(strstr(out, "ioctl magic:  0xBE\n"));
 	ck_assert_int_eq(vt_exec(0, 0, json, out, sizeof(out), err, sizeof(err)), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(out[0], '{');
 	ck_assert_int_eq(vt_json_num(out, "abi_version"), KMEM_RO_ABI_VERSION);
+	ck_assert_ptr_nonnull(strstr(out, "\"ioctl_magic\": \"0xbe\""));
 	ck_assert_ptr_nonnull(strstr(out, want));
 	close(fd);
 }
@@ -400,6 +818,8 @@ static Suite *info_suite(void)
 	tcase_add_test(tc, bases_match_kernel_variables);
 	tcase_add_test(tc, ram_matches_iomem_and_kcore);
 	tcase_add_test(tc, ram_short_buffer_reports_full_count);
+	tcase_add_test(tc, ram_exact_for_every_cap);
+	tcase_add_test(tc, output_fields_ignored);
 	tcase_add_test(tc, vmalloc_matches_meminfo_and_vmallocinfo);
 	tcase_add_test(tc, modules_contain_kmem_ro);
 	suite_add_tcase(s, tc);
@@ -415,8 +835,17 @@ static Suite *info_suite(void)
 	tcase_add_test(tc, bad_pointers_are_efault);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("every_ioctl");
+	tcase_add_loop_test(tc, every_ioctl_size_rules, 0, sizeof(iocs) / sizeof(iocs[0]));
+	tcase_add_loop_test(tc, every_ioctl_pointer_rules, 0, sizeof(iocs) / sizeof(iocs[0]));
+	tcase_add_loop_test(tc, every_ioctl_flags_and_reserved, 0, sizeof(iocs) / sizeof(iocs[0]));
+	tcase_add_loop_test(tc, every_ioctl_number_rules, 0, sizeof(iocs) / sizeof(iocs[0]));
+	tcase_add_test(tc, unknown_numbers_are_enotty);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("library");
 	tcase_add_test(tc, library_info_matches_ioctl);
+	tcase_add_test(tc, library_info_alloc_is_exact);
 	tcase_add_test(tc, library_symbols_match_kallsyms);
 	tcase_add_test(tc, kmemctl_info_text_and_json);
 	tcase_add_test(tc, kmemctl_missing_device_is_one_line);

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,6 +141,7 @@ END_TEST
 START_TEST(write_or_exec_refused)
 {
 	struct layout l;
+	unsigned char c;
 	uint64_t text;
 	void *p;
 
@@ -163,9 +166,159 @@ START_TEST(write_or_exec_refused)
 		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ | PROT_EXEC), -1);
 		ck_assert_int_eq(errno, EACCES);
 		ck_assert_int_eq(mprotect(p, PAGE, PROT_NONE), 0);
+		ck_assert_int_eq(vt_probe_read(p, &c), SIGSEGV);
 		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ), 0);
+		ck_assert_int_eq(vt_probe_read(p, &c), 0);
+		ck_assert_int_eq(mprotect(p, PAGE, PROT_READ | PROT_GROWSDOWN), -1);
+		ck_assert_int_eq(errno, EINVAL);
 		munmap(p, PAGE);
 	}
+	close(l.fd);
+}
+END_TEST
+
+#ifndef MAP_SYNC
+#define MAP_SYNC		0x80000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE	0x03
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP	4
+#endif
+
+/* mmap of @len at physical @off with @prot/@flags: 0 or errno (unmapped again). */
+static int map_errno(int fd, size_t len, int prot, int flags, off_t off)
+{
+	void *p;
+
+	errno = 0;
+	p = mmap(NULL, len, prot, flags, fd, off);
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, len);
+	return 0;
+}
+
+/* Refusals of mmap(2) itself, by the VFS before the driver sees the call. */
+START_TEST(vfs_refusals)
+{
+	struct layout l;
+	uint64_t text;
+
+	layout(&l);
+	text = image_phys(&l, l.info.text_start);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED, text), 0);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED, text + 1), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED, text + PAGE / 2), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, 0, PROT_READ, MAP_SHARED, text), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, 0, text), EINVAL);	/* no type */
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED | MAP_HUGETLB, text), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_PRIVATE | MAP_HUGETLB, text), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, PMD, PROT_READ, MAP_SHARED | MAP_HUGETLB,
+				   text & ~(PMD - 1)), EINVAL);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED_VALIDATE | MAP_SYNC, text),
+			 EOPNOTSUPP);
+	/* MAP_SYNC means nothing without _VALIDATE (legacy flags are ignored) */
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED_VALIDATE, text), 0);
+	ck_assert_int_eq(map_errno(l.fd, PAGE, PROT_READ, MAP_SHARED | MAP_SYNC, text), 0);
+	/* offset + length past 2^64 */
+	ck_assert_int_eq(map_errno(l.fd, 2 * PAGE, PROT_READ, MAP_SHARED, -(off_t)PAGE), EOVERFLOW);
+	/* longer than user space ((1 << 56) with 5-level paging), or rounding to 0 */
+	ck_assert_int_eq(map_errno(l.fd, 1ULL << 57, PROT_READ, MAP_SHARED, text), ENOMEM);
+	ck_assert_int_eq(map_errno(l.fd, 1ULL << 63, PROT_READ, MAP_SHARED, text), ENOMEM);
+	ck_assert_int_eq(map_errno(l.fd, SIZE_MAX - PAGE, PROT_READ, MAP_SHARED, text), ENOMEM);
+	ck_assert_int_eq(map_errno(l.fd, SIZE_MAX, PROT_READ, MAP_SHARED, text), ENOMEM);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * madvise(2) on a kmem_ro mapping (VM_PFNMAP | VM_IO | VM_DONTEXPAND |
+ * VM_DONTDUMP), every advice the kernels know and a few they do not.
+ */
+static const struct { int advice; int err; } advices[] = {
+	{ MADV_NORMAL, 0 }, { MADV_RANDOM, 0 }, { MADV_SEQUENTIAL, 0 }, { MADV_WILLNEED, 0 },
+	{ MADV_DONTNEED, EINVAL }, { 5, EINVAL }, { 6, EINVAL }, { 7, EINVAL },
+	{ 8 /* MADV_FREE */, EINVAL }, { MADV_REMOVE, EACCES }, { MADV_DONTFORK, 0 },
+	{ MADV_DOFORK, EINVAL }, { MADV_MERGEABLE, 0 }, { MADV_UNMERGEABLE, 0 },
+	{ MADV_HUGEPAGE, 0 }, { MADV_NOHUGEPAGE, 0 }, { MADV_DONTDUMP, 0 },
+	{ MADV_DODUMP, EINVAL }, { 18 /* MADV_WIPEONFORK */, EINVAL },
+	{ 19 /* MADV_KEEPONFORK */, 0 }, { 20 /* MADV_COLD */, EINVAL },
+	{ 21 /* MADV_PAGEOUT */, EINVAL }, { 22 /* MADV_POPULATE_READ */, EINVAL },
+	{ 23 /* MADV_POPULATE_WRITE */, EINVAL }, { 24 /* MADV_DONTNEED_LOCKED */, EINVAL },
+	{ 25 /* MADV_COLLAPSE */, EINVAL }, { 26, EINVAL }, { 99, EINVAL },
+	/* root: get_user_pages() refuses VM_PFNMAP before any page is touched */
+	{ 100 /* MADV_HWPOISON */, EFAULT }, { 101 /* MADV_SOFT_OFFLINE */, EFAULT },
+};
+
+START_TEST(madvise_each_advice)
+{
+	struct layout l;
+	unsigned char before, after;
+	char *p;
+	int err;
+
+	layout(&l);
+	for (int shared = 0; shared < 2; shared++) {
+		p = mmap(NULL, 4 * PAGE, PROT_READ, shared ? MAP_SHARED : MAP_PRIVATE, l.fd,
+			 image_phys(&l, l.info.text_start));
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		before = p[PAGE];
+		err = madvise(p, 4 * PAGE, advices[_i].advice) ? errno : 0;
+		ck_assert_msg(err == advices[_i].err, "madvise %d (%s): %s, want %s",
+			      advices[_i].advice, shared ? "shared" : "private", strerror(err),
+			      strerror(advices[_i].err));
+		ck_assert_int_eq(vt_probe_read(p + PAGE, &after), 0);
+		ck_assert_int_eq(after, before);	/* the mapping still reads text */
+		munmap(p, 4 * PAGE);
+	}
+	close(l.fd);
+}
+END_TEST
+
+/* read(), write(), lseek(), pread() and access from another process. */
+START_TEST(friends_of_mmap)
+{
+	struct layout l;
+	char c = 0, *p, buf[64];
+	int status, mem;
+	pid_t pid;
+
+	layout(&l);
+	errno = 0;
+	ck_assert_int_eq(read(l.fd, &c, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(write(l.fd, &c, 1), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(lseek(l.fd, 0, SEEK_SET), -1);
+	ck_assert_int_eq(errno, ESPIPE);
+	ck_assert_int_eq(pread(l.fd, &c, 1, 0), -1);
+	ck_assert_int_eq(errno, ESPIPE);
+
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	(void)*(volatile char *)p;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct iovec local = { buf, sizeof(buf) }, remote = { p, sizeof(buf) };
+		char path[64];
+
+		if (process_vm_readv(getppid(), &local, 1, &remote, 1, 0) != -1 || errno != EFAULT)
+			_exit(1);
+		snprintf(path, sizeof(path), "/proc/%d/mem", getppid());
+		mem = open(path, O_RDONLY);
+		if (mem < 0)
+			_exit(2);
+		if (pread(mem, buf, sizeof(buf), (off_t)(uintptr_t)p) != -1 || errno != EIO)
+			_exit(3);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	munmap(p, PAGE);
 	close(l.fd);
 }
 END_TEST
@@ -228,8 +381,8 @@ START_TEST(hole_is_sigbus)
 	ck_assert_int_eq(vt_probe_read(p + first, &c), 0);
 	ck_assert_int_eq(vt_probe_read(p + last - PAGE, &c), 0);
 	ck_assert_int_eq(vt_probe_read(p + last, &c), SIGBUS);
-	if (first)
-		ck_assert_int_eq(vt_probe_read(p, &c), SIGBUS);
+	ck_assert_uint_gt(first, 0);	/* page 0 is never RAM on x86 */
+	ck_assert_int_eq(vt_probe_read(p, &c), SIGBUS);
 	munmap((void *)p, span);
 	close(l.fd);
 }
@@ -266,6 +419,25 @@ START_TEST(secret_page_reads_zero)
 }
 END_TEST
 
+START_TEST(hwpoisoned_page_reads_zero)
+{
+	static char kc[PAGE];
+	uint64_t pfn = vt_hwpoison_page();
+	const unsigned char *k;
+	struct layout l;
+
+	layout(&l);
+	k = vt_map_phys(l.fd, pfn * PAGE, PAGE);
+	ck_assert_ptr_ne(k, MAP_FAILED);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_msg(k[i] == 0, "poisoned byte %zu: 0x%02x", i, k[i]);
+	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + pfn * PAGE, kc, PAGE), 0);
+	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	munmap((void *)k, PAGE);
+	close(l.fd);
+}
+END_TEST
+
 START_TEST(mmap_ram_off_keeps_text)
 {
 	char *user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
@@ -295,6 +467,38 @@ START_TEST(mmap_ram_off_keeps_text)
 }
 END_TEST
 
+/*
+ * A mapping made while mmap_ram=0 shows the text and nothing else, even
+ * after mmap_ram is back on: the RAM page right after the text raises
+ * SIGBUS, the last text page reads.
+ */
+START_TEST(mmap_ram_off_at_mmap_time_sticks)
+{
+	uint64_t end_phys;
+	unsigned char c;
+	struct layout l;
+	const char *p;
+
+	layout(&l);
+	end_phys = image_phys(&l, l.info.text_end);
+	ck_assert_msg(vt_file_has("/proc/iomem", "Kernel code") == 1, "no Kernel code in iomem");
+	vt_write_file(RAW_PARAM, "0");
+	p = vt_map_phys(l.fd, end_phys - PAGE, 2 * PAGE);
+	vt_write_file(RAW_PARAM, "1");
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(vt_probe_read(p, &c), 0);
+	assert_same_as_kcore(p, l.info.text_end - PAGE, PAGE);
+	ck_assert_int_eq(vt_probe_read(p + PAGE, &c), SIGBUS);
+	munmap((void *)p, 2 * PAGE);
+	/* the same range mapped now, with RAM on, reads on */
+	p = vt_map_phys(l.fd, end_phys - PAGE, 2 * PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(vt_probe_read(p + PAGE, &c), 0);
+	munmap((void *)p, 2 * PAGE);
+	close(l.fd);
+}
+END_TEST
+
 START_TEST(huge_mapping_page_table_cost)
 {
 	uint64_t best_start = 0, best_len = 0;
@@ -312,6 +516,8 @@ START_TEST(huge_mapping_page_table_cost)
 			best_len = e - s;
 		}
 	}
+	/* 6.12 faults VM_PFNMAP by PMD (huge_fault); 6.1 rejects them all */
+	ck_assert_int_eq(!!(l.info.features & KMEM_RO_FEAT_MMAP_HUGE), vt_kernel_at_least(6, 12));
 	len = best_len > (1UL << 30) ? 1UL << 30 : best_len;
 	ck_assert_uint_ge(len, 256UL << 20);
 	before = vt_status_kb("VmPTE");
@@ -441,6 +647,51 @@ START_TEST(fork_split_mremap)
 }
 END_TEST
 
+/* mremap(2) and munmap(2) on both kinds of mapping. */
+START_TEST(mremap_and_munmap_rules)
+{
+	struct layout l;
+	char *p, *q, *target, *copy;
+	uint64_t text;
+
+	layout(&l);
+	text = image_phys(&l, l.info.text_start);
+	copy = malloc(8 * PAGE);
+	ck_assert_int_eq(vt_kcore_read(l.info.text_start, copy, 8 * PAGE), 0);
+	for (int shared = 0; shared < 2; shared++) {
+		int type = shared ? MAP_SHARED : MAP_PRIVATE;
+
+		p = mmap(NULL, 8 * PAGE, PROT_READ, type, l.fd, text);
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		/* old_len 0 duplicates a shared mapping: refused both ways */
+		errno = 0;
+		ck_assert_ptr_eq(mremap(p, 0, PAGE, MREMAP_MAYMOVE), MAP_FAILED);
+		ck_assert_int_eq(errno, shared ? EFAULT : EINVAL);
+		ck_assert_ptr_eq(mremap(p, 8 * PAGE, 8 * PAGE,
+					MREMAP_MAYMOVE | MREMAP_DONTUNMAP), MAP_FAILED);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_ptr_eq(mremap(p, 8 * PAGE, 9 * PAGE, MREMAP_MAYMOVE), MAP_FAILED);
+		ck_assert_int_eq(errno, EFAULT);
+		/* shrink in place, then head and tail off */
+		ck_assert_ptr_eq(mremap(p, 8 * PAGE, 6 * PAGE, 0), p);
+		ck_assert_int_eq(munmap(p, PAGE), 0);
+		ck_assert_int_eq(munmap(p + 5 * PAGE, PAGE), 0);
+		ck_assert_int_eq(memcmp(p + PAGE, copy + PAGE, 4 * PAGE), 0);
+		/* move to an address one page off the offset's PMD alignment */
+		q = mmap(NULL, 3 * PMD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ck_assert_ptr_ne(q, MAP_FAILED);
+		target = (char *)(((uintptr_t)q + PMD - 1) & ~(PMD - 1)) +
+			 ((text + 2 * PAGE) & (PMD - 1));
+		ck_assert_ptr_eq(mremap(p + PAGE, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+					target), target);
+		ck_assert_int_eq(memcmp(target, copy + PAGE, 4 * PAGE), 0);
+		munmap(q, 3 * PMD);
+	}
+	free(copy);
+	close(l.fd);
+}
+END_TEST
+
 START_TEST(mapping_pins_module)
 {
 	struct layout l;
@@ -547,12 +798,17 @@ int main(void)
 	tcase_add_test(tc, banner_matches_proc_version);
 	tcase_add_test(tc, user_page_is_live);
 	tcase_add_test(tc, secret_page_reads_zero);
+	tcase_add_test(tc, hwpoisoned_page_reads_zero);
 	tcase_add_test(tc, huge_mapping_page_table_cost);
 	tcase_add_test(tc, twenty_threads_read_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refusals");
 	tcase_add_test(tc, write_or_exec_refused);
+	tcase_add_test(tc, vfs_refusals);
+	tcase_add_loop_test(tc, madvise_each_advice, 0, sizeof(advices) / sizeof(advices[0]));
+	tcase_add_test(tc, friends_of_mmap);
+	tcase_add_test(tc, mmap_ram_off_at_mmap_time_sticks);
 	tcase_add_test(tc, non_ram_is_einval);
 	tcase_add_test(tc, hole_is_sigbus);
 	tcase_add_test(tc, mmap_ram_off_keeps_text);
@@ -566,6 +822,7 @@ int main(void)
 
 	tc = tcase_create("lifetime");
 	tcase_add_test(tc, fork_split_mremap);
+	tcase_add_test(tc, mremap_and_munmap_rules);
 	tcase_add_test(tc, mapping_pins_module);	/* reloads the module: last */
 	suite_add_tcase(s, tc);
 	return vt_main(s);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KMEM_RO_IOC_READV: a mixed batch gets the right result per segment,
- * nothing but RAM is ever touched, secret pages stay secret, limits give
- * E2BIG, and a signal returns partial progress without losing results.
+ * every class of kernel address gets its exact result (README, "READV
+ * segments"), nothing but RAM is ever touched, secret and poisoned pages
+ * stay hidden, limits give E2BIG, and a signal returns partial progress
+ * without losing results.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +24,7 @@
 #endif
 
 #define PAGE 4096UL
+#define PMD_BYTES (2UL << 20)
 
 static int readv_call(int fd, struct kmem_ro_iov *iov, unsigned int n, unsigned int *done)
 {
@@ -89,6 +93,121 @@ START_TEST(mixed_batch_results)
 }
 END_TEST
 
+/* One segment: its result (the call must succeed). */
+static int64_t read1(int fd, uint64_t addr, uint64_t len, void *buf)
+{
+	struct kmem_ro_iov iov;
+	unsigned int done = 0;
+
+	seg(&iov, addr, len, buf);
+	ck_assert_int_eq(readv_call(fd, &iov, 1, &done), 0);
+	ck_assert_uint_eq(done, 1);
+	return iov.result;
+}
+
+#define EXPECT_RESULT(want, addr, len, buf) do {				\
+		uint64_t a_ = (addr);						\
+		int64_t r_ = read1(fd, a_, (len), (buf));			\
+		ck_assert_msg(r_ == (int64_t)(want), "READV %#llx +%llu: %lld, want %lld", \
+			      (unsigned long long)a_, (unsigned long long)(len),	\
+			      (long long)r_, (long long)(want));		\
+	} while (0)
+
+static struct kmem_ro_info layout_of(int fd)
+{
+	struct kmem_ro_info info;
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	return info;
+}
+
+/* Addresses below the direct map, and ranges that wrap: never looked at. */
+START_TEST(below_direct_map_and_wrap_are_einval)
+{
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+	char buf[16];
+
+	EXPECT_RESULT(-EINVAL, 0, 8, buf);			/* NULL page */
+	EXPECT_RESULT(-EINVAL, 0x10, 8, buf);
+	EXPECT_RESULT(-EINVAL, (uintptr_t)buf, 8, buf);		/* user space: our stack */
+	EXPECT_RESULT(-EINVAL, 0x8000000000000000ULL, 8, buf);	/* non-canonical */
+	EXPECT_RESULT(-EINVAL, 0xff00000000000000ULL, 8, buf);	/* guard hole (LA57) */
+	EXPECT_RESULT(-EINVAL, info.page_offset - PAGE, 8, buf);	/* just below the direct map */
+	EXPECT_RESULT(-EINVAL, info.page_offset - 8, 16, buf);	/* runs into it */
+	EXPECT_RESULT(-EINVAL, 0xfffffffffffff000ULL, 0x2000, buf);	/* wraps past 2^64 */
+	EXPECT_RESULT(-EINVAL, UINT64_MAX, 2, buf);
+	/* length 0: nothing to read, whatever the address */
+	EXPECT_RESULT(0, 0, 0, buf);
+	EXPECT_RESULT(0, 0x8000000000000000ULL, 0, buf);
+	EXPECT_RESULT(0, info.page_offset - PAGE, 0, buf);
+	EXPECT_RESULT(0, UINT64_MAX, 0, NULL);
+	close(fd);
+}
+END_TEST
+
+/* Each kind of readable kernel memory, against an independent copy. */
+START_TEST(readable_kinds_match_their_source)
+{
+	static char got[PAGE], want[PAGE], version[512];
+	uint64_t banner = vt_kallsyms("linux_banner"), uts = vt_kallsyms("init_uts_ns");
+	uint64_t node_link, node, magic = 0;
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+	char *user;
+	FILE *f;
+
+	/* the direct map of a page of ours */
+	user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
+	ck_assert_ptr_ne(user, MAP_FAILED);
+	for (size_t i = 0; i < PAGE; i++)
+		user[i] = (char)(i * 13);
+	EXPECT_RESULT(PAGE, info.page_offset + vt_pagemap_pfn(user) * PAGE, PAGE, got);
+	ck_assert_int_eq(memcmp(got, user, PAGE), 0);
+	munmap(user, PAGE);
+	/* rodata: the banner /proc/version prints */
+	f = fopen("/proc/version", "re");
+	ck_assert_ptr_nonnull(fgets(version, sizeof(version), f));
+	fclose(f);
+	EXPECT_RESULT(strlen(version), banner, strlen(version), got);
+	ck_assert_int_eq(memcmp(got, version, strlen(version)), 0);
+	/* an image data symbol: utsname "Linux" first */
+	ck_assert_uint_ne(uts, 0);
+	EXPECT_RESULT(65, uts, 65, got);
+	ck_assert_int_eq(vt_kcore_read(uts, want, 65), 0);
+	ck_assert_int_eq(memcmp(got, want, 65), 0);
+	ck_assert_str_eq(got, "Linux");
+	/* a kmalloc()ed node of testobj's list */
+	EXPECT_RESULT(8, vt_testobj("good_head"), 8, &node_link);
+	node = node_link - vt_testobj("link_offset");
+	ck_assert_uint_ge(node, info.page_offset);
+	ck_assert_uint_lt(node, info.vmalloc_start);
+	EXPECT_RESULT(8, node, 8, &magic);
+	ck_assert_uint_eq(magic, 0x6b6d656d5f726f21ULL);
+	close(fd);
+}
+END_TEST
+
+/* A page the kernel hides, and reads that run from RAM into it. */
+static void assert_hidden(int fd, const struct kmem_ro_info *info, uint64_t pfn)
+{
+	static char buf[2 * PAGE];
+	uint64_t addr = info->page_offset + pfn * PAGE;
+
+	memset(buf, 0, sizeof(buf));
+	EXPECT_RESULT(-EPERM, addr, 64, buf);
+	EXPECT_RESULT(-EPERM, addr + PAGE - 8, 8, buf);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		ck_assert_int_eq(buf[i], 0);
+	/* the page before is ordinary RAM: exactly its bytes come back */
+	EXPECT_RESULT(PAGE, addr - PAGE, PAGE, buf);
+	EXPECT_RESULT(100, addr - 100, 200, buf);
+	EXPECT_RESULT(PAGE, addr - PAGE, 2 * PAGE, buf);
+	for (size_t i = PAGE; i < sizeof(buf); i++)
+		ck_assert_int_eq(buf[i], 0);
+}
+
 START_TEST(secret_page_is_eperm)
 {
 	int mfd = syscall(SYS_memfd_secret, 0), fd = vt_open_dev();
@@ -108,8 +227,251 @@ START_TEST(secret_page_is_eperm)
 	ck_assert_int_eq(iov.result, -EPERM);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		ck_assert_int_eq(buf[i], 0);
+	assert_hidden(fd, &info, vt_pagemap_pfn(secret));
 	munmap(secret, PAGE);
 	close(mfd);
+	close(fd);
+}
+END_TEST
+
+START_TEST(hwpoisoned_page_is_eperm)
+{
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+
+	assert_hidden(fd, &info, vt_hwpoison_page());
+	close(fd);
+}
+END_TEST
+
+/* A top-level /proc/iomem range that is not System RAM, from 1 MiB up. */
+static uint64_t iomem_non_ram(void)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	unsigned long long s, e, found = 0;
+	char line[256];
+	int pos;
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		if (line[0] != ' ' && sscanf(line, "%llx-%llx : %n", &s, &e, &pos) == 2 &&
+		    strcmp(line + pos, "System RAM\n") && s >= (1ULL << 20) && e - s + 1 >= PAGE)
+			found = (s + PAGE - 1) & ~(PAGE - 1);
+	fclose(f);
+	ck_assert_msg(found, "no non-RAM range in /proc/iomem");
+	return found;
+}
+
+/* The direct map of what is not RAM: refused without a look. */
+START_TEST(direct_map_non_ram_is_enxio)
+{
+	static struct kmem_ro_range ram[64];
+	struct kmem_ro_info info;
+	char buf[8];
+	int fd = vt_open_dev(), n;
+
+	ck_assert_int_eq(vt_info(fd, &info, ram, 64), 0);
+	n = info.ram_count;
+	ck_assert_uint_gt(ram[0].start, 0);			/* page 0 is not RAM */
+	EXPECT_RESULT(-ENXIO, info.page_offset, 8, buf);
+	EXPECT_RESULT(-ENXIO, info.page_offset + ram[0].end + PAGE, 8, buf);	/* a hole */
+	EXPECT_RESULT(-ENXIO, info.page_offset + iomem_non_ram(), 8, buf);	/* MMIO, reserved */
+	EXPECT_RESULT(-ENXIO, info.page_offset + 0xfed00000, 8, buf);		/* the HPET */
+	EXPECT_RESULT(-ENXIO, info.page_offset + ram[n - 1].end, 8, buf);	/* past RAM */
+	EXPECT_RESULT(-ENXIO, info.page_offset + (1ULL << 46), 8, buf);
+	close(fd);
+}
+END_TEST
+
+/*
+ * Every ioremap() area the kernel has (HPET, ACPI tables, testobj's):
+ * each mapped page is -ENXIO, never touched; /proc/vmallocinfo's size
+ * counts the guard page after it, which is unmapped: -EFAULT.
+ */
+START_TEST(every_ioremap_page_is_enxio)
+{
+	uint64_t mmio = vt_testobj("mmio");
+	unsigned long long s, e;
+	int fd = vt_open_dev(), areas = 0, seen_mmio = 0;
+	char line[512], buf[8];
+	FILE *f;
+
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
+	f = fopen("/proc/vmallocinfo", "re");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " ioremap") || sscanf(line, "0x%llx-0x%llx", &s, &e) != 2)
+			continue;
+		ck_assert_uint_ge(e - s, 2 * PAGE);
+		for (uint64_t a = s; a < e - PAGE; a += PAGE) {
+			EXPECT_RESULT(-ENXIO, a, 8, buf);
+			EXPECT_RESULT(-ENXIO, a + PAGE - 4, 4, buf);
+		}
+		EXPECT_RESULT(-EFAULT, e - PAGE, 8, buf);
+		seen_mmio += mmio >= s && mmio < e;
+		areas++;
+	}
+	fclose(f);
+	ck_assert_int_eq(seen_mmio, 1);
+	ck_assert_int_ge(areas, 2);
+	printf("readv: %d ioremap areas, every page -ENXIO\n", areas);
+	close(fd);
+}
+END_TEST
+
+/* The middle of the largest gap between /proc/vmallocinfo areas in [lo, hi). */
+static uint64_t vmalloc_gap(uint64_t lo, uint64_t hi)
+{
+	unsigned long long s, e;
+	uint64_t best = 0, best_len = 0, prev = lo;
+	uint64_t *starts = calloc(65536, 8), *ends = calloc(65536, 8);
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
+	f = fopen("/proc/vmallocinfo", "re");
+	ck_assert_ptr_nonnull(f);
+	while (n < 65536 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "0x%llx-0x%llx", &s, &e) == 2 && e > lo && s < hi) {
+			starts[n] = s;
+			ends[n++] = e;
+		}
+	fclose(f);
+	/* vmallocinfo lists areas in address order */
+	for (int i = 0; i <= n; i++) {
+		uint64_t next = i < n ? starts[i] : hi;
+
+		if (next > prev && next - prev > best_len) {
+			best_len = next - prev;
+			best = prev + (best_len / 2 & ~(PAGE - 1));
+		}
+		if (i < n && ends[i] > prev)
+			prev = ends[i];
+	}
+	free(starts);
+	free(ends);
+	ck_assert_uint_ge(best_len, 64 * PAGE);
+	return best;
+}
+
+/* Kernel addresses with nothing mapped, or nothing this kernel maps there. */
+START_TEST(unmapped_kernel_space_is_efault)
+{
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+	char buf[8];
+
+	EXPECT_RESULT(-EFAULT, vmalloc_gap(info.vmalloc_start, info.vmalloc_end), 8, buf);
+	EXPECT_RESULT(-EFAULT, vmalloc_gap(info.modules_start, info.modules_end), 8, buf);
+	EXPECT_RESULT(-EFAULT, vt_testobj("vguard"), 8, buf);
+	/* ESPFIX's base (its stacks sit at random pages above it) */
+	EXPECT_RESULT(-EFAULT, 0xffffff0000000000ULL, 8, buf);
+	/* the EFI region: a BIOS boot maps nothing there */
+	ck_assert_int_eq(access("/sys/firmware/efi", F_OK), -1);
+	EXPECT_RESULT(-EFAULT, 0xffffffef00000000ULL, 8, buf);
+	/* the vsyscall fixmap slot: empty with vsyscall=none (Debian's default) */
+	ck_assert_int_eq(vt_file_has("/proc/self/maps", "[vsyscall]"), 0);
+	EXPECT_RESULT(-EFAULT, 0xffffffffff600000ULL, 8, buf);
+	/* the top page of the address space */
+	EXPECT_RESULT(-EFAULT, 0xfffffffffffff000ULL, 8, buf);
+	close(fd);
+}
+END_TEST
+
+/*
+ * cpu_entry_area: its first page is the read-only alias of idt_table (RAM):
+ * the bytes.  Its far end, past every CPU's entry area: -EFAULT.
+ */
+START_TEST(cpu_entry_area)
+{
+	static char got[PAGE], want[PAGE];
+	uint64_t idt = vt_kallsyms("idt_table");
+	int fd = vt_open_dev();
+
+	ck_assert_uint_ne(idt, 0);
+	ck_assert_int_eq(vt_kcore_read(idt, want, PAGE), 0);
+	EXPECT_RESULT(PAGE, 0xfffffe0000000000ULL, PAGE, got);
+	ck_assert_int_eq(memcmp(got, want, PAGE), 0);
+	EXPECT_RESULT(-EFAULT, 0xfffffe7ffffff000ULL, 8, got);
+	close(fd);
+}
+END_TEST
+
+/*
+ * The kernel image past _end: mapped up to the next 2 MiB boundary (no PTI
+ * on this CPU: free_kernel_image_pages() leaves it), unmapped after it.
+ */
+START_TEST(image_past_end)
+{
+	static struct kmem_ro_range ram[64];
+	uint64_t end = vt_kallsyms("_end"), edge, phys;
+	struct kmem_ro_info info;
+	int fd = vt_open_dev(), in_ram = 0;
+	char buf[8];
+
+	ck_assert_int_eq(vt_info(fd, &info, ram, 64), 0);
+	ck_assert_uint_ne(end, 0);
+	edge = (end + PMD_BYTES - 1) & ~(PMD_BYTES - 1);
+	if (edge == end)
+		edge += PMD_BYTES;
+	EXPECT_RESULT(8, (end + PAGE - 1) & ~(PAGE - 1), 8, buf);
+	EXPECT_RESULT(8, edge - 8, 8, buf);
+	EXPECT_RESULT(4, edge - 4, 8, buf);			/* short: the rest faulted */
+	phys = edge - info.kernel_map + info.phys_base;
+	for (unsigned int i = 0; i < info.ram_count && i < 64; i++)
+		in_ram |= phys >= ram[i].start && phys + PAGE <= ram[i].end;
+	EXPECT_RESULT(in_ram ? -EFAULT : -ENXIO, edge, 8, buf);
+	close(fd);
+}
+END_TEST
+
+/* struct pages: populated ones read as kcore shows them, the rest -EFAULT. */
+START_TEST(vmemmap)
+{
+	uint64_t base = 0, text_pfn, sym = vt_kallsyms("vmemmap_base");
+	char got[64], want[64];
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+
+	ck_assert_uint_ne(sym, 0);
+	ck_assert_int_eq(vt_kcore_read(sym, &base, 8), 0);
+	text_pfn = (info.text_start - info.kernel_map + info.phys_base) / PAGE;
+	EXPECT_RESULT(64, base + text_pfn * 64, 64, got);
+	ck_assert_int_eq(vt_kcore_read(base + text_pfn * 64, want, 64), 0);
+	ck_assert_int_eq(memcmp(got, want, 64), 0);
+	EXPECT_RESULT(-EFAULT, base + (1ULL << 34) * 64, 64, got);	/* 64 TiB: no memory */
+	close(fd);
+}
+END_TEST
+
+/* Good kernel addresses, bad output buffers. */
+START_TEST(unwritable_output_buffer_is_efault)
+{
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+	char *two, *ro, *km;
+
+	two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(two, MAP_FAILED);
+	ck_assert_int_eq(munmap(two + PAGE, PAGE), 0);
+	ro = mmap(NULL, 2 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(ro, MAP_FAILED);
+	km = vt_map_phys(fd, info.text_start - info.kernel_map + info.phys_base, 2 * PAGE);
+	ck_assert_ptr_ne(km, MAP_FAILED);
+
+	EXPECT_RESULT(-EFAULT, info.text_start, 8, two + PAGE);		/* unmapped */
+	EXPECT_RESULT(-EFAULT, info.text_start, 8, NULL);
+	EXPECT_RESULT(-EFAULT, info.text_start, 8, ro);			/* read-only */
+	EXPECT_RESULT(-EFAULT, info.text_start, 2 * PAGE, ro);
+	EXPECT_RESULT(-EFAULT, info.text_start, 8, km);			/* kmem_ro mapping */
+	EXPECT_RESULT(-EFAULT, info.text_start, 2 * PAGE, km);
+	/* a whole page fits before the hole: that page's bytes come back */
+	EXPECT_RESULT(PAGE, info.text_start, 2 * PAGE, two);
+	ck_assert_int_eq(memcmp(two, km, PAGE), 0);
+	munmap(km, 2 * PAGE);
+	munmap(ro, 2 * PAGE);
+	munmap(two, PAGE);
 	close(fd);
 }
 END_TEST
@@ -169,6 +531,80 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/*
+ * The call's own memory: no segments at all, a segment array that runs
+ * into a hole or cannot take the results, an argument that cannot take
+ * @done.  Whatever was read before the fault stays read.
+ */
+START_TEST(call_memory_rules)
+{
+	static char a[64], b[64], kc[64];
+	struct kmem_ro_readv rv = { .size = sizeof(rv) }, *ro_rv;
+	struct kmem_ro_iov *iov, *ro_iov;
+	char *two;
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+
+	ck_assert_int_eq(vt_kcore_read(info.text_start, kc, sizeof(kc)), 0);
+	/* both 0: nothing to do */
+	rv.done = 77;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), 0);
+	ck_assert_uint_eq(rv.done, 0);
+
+	/* two segments, the second running into an unmapped page */
+	two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(two, MAP_FAILED);
+	ck_assert_int_eq(munmap(two + PAGE, PAGE), 0);
+	iov = (struct kmem_ro_iov *)(two + PAGE) - 1;
+	seg(&iov[-1], info.text_start, sizeof(a), a);
+	seg(&iov[0], info.text_start, sizeof(b), b);
+	rv.iov_addr = (uintptr_t)&iov[-1];
+	rv.iov_count = 2;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), 0);
+	ck_assert_int_eq(iov[-1].result, sizeof(a));
+	ck_assert_int_eq(iov[0].result, sizeof(b));
+	rv.iov_count = 3;
+	memset(a, 0, sizeof(a));
+	iov[-1].result = 0x7777;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
+	ck_assert_int_eq(iov[-1].result, 0x7777);	/* copied in first: nothing read */
+	ck_assert_int_eq(a[0], 0);
+
+	/* a read-only segment array: read, then the result cannot be written */
+	ro_iov = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(ro_iov, MAP_FAILED);
+	seg(&ro_iov[0], info.text_start, sizeof(a), a);
+	seg(&ro_iov[1], info.text_start, sizeof(b), b);
+	ck_assert_int_eq(mprotect(ro_iov, PAGE, PROT_READ), 0);
+	memset(a, 0, sizeof(a));
+	rv.iov_addr = (uintptr_t)ro_iov;
+	rv.iov_count = 2;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+
+	/* a read-only argument: every segment read, results written, no done */
+	ro_rv = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(ro_rv, MAP_FAILED);
+	*ro_rv = (struct kmem_ro_readv){ .size = sizeof(*ro_rv), .iov_addr = (uintptr_t)&iov[-1],
+					 .iov_count = 2 };
+	ck_assert_int_eq(mprotect(ro_rv, PAGE, PROT_READ), 0);
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	iov[-1].result = iov[0].result = 0x7777;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, ro_rv), -EFAULT);
+	ck_assert_int_eq(iov[-1].result, sizeof(a));
+	ck_assert_int_eq(iov[0].result, sizeof(b));
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+	ck_assert_int_eq(memcmp(b, kc, sizeof(b)), 0);
+	ck_assert_uint_eq(ro_rv->done, 0);
+
+	munmap(ro_rv, PAGE);
+	munmap(ro_iov, PAGE);
+	munmap(two, PAGE);
+	close(fd);
+}
+END_TEST
+
 /* ---- a signal during a long batch ---- */
 
 static void on_alarm(int sig)
@@ -213,12 +649,23 @@ int main(void)
 	TCase *tc = tcase_create("results");
 
 	tcase_add_test(tc, mixed_batch_results);
+	tcase_add_test(tc, below_direct_map_and_wrap_are_einval);
+	tcase_add_test(tc, readable_kinds_match_their_source);
 	tcase_add_test(tc, secret_page_is_eperm);
+	tcase_add_test(tc, hwpoisoned_page_is_eperm);
+	tcase_add_test(tc, direct_map_non_ram_is_enxio);
+	tcase_add_test(tc, every_ioremap_page_is_enxio);
+	tcase_add_test(tc, unmapped_kernel_space_is_efault);
+	tcase_add_test(tc, cpu_entry_area);
+	tcase_add_test(tc, image_past_end);
+	tcase_add_test(tc, vmemmap);
+	tcase_add_test(tc, unwritable_output_buffer_is_efault);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad_input");
 	tcase_add_test(tc, limits_are_e2big);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, call_memory_rules);
 	tcase_add_test(tc, signal_returns_partial_progress);
 	suite_add_tcase(s, tc);
 	return vt_main(s);

@@ -16,6 +16,7 @@
 #include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -282,6 +283,44 @@ int vt_probe_read(const volatile void *p, unsigned char *val)
 	return sig;
 }
 
+uint64_t vt_hwpoison_page(void)
+{
+	uint64_t pfn = 0, flags = 0;
+	int pfd[2], kfd, status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		memset(p, 0x5a, 4096);
+		pfn = vt_pagemap_pfn(p);
+		if (write(pfd[1], &pfn, sizeof(pfn)) != sizeof(pfn))
+			_exit(1);
+		_exit(madvise(p, 4096, MADV_HWPOISON) ? 2 : 0);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], &pfn, sizeof(pfn)), sizeof(pfn));
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* 6.12 kills the owner at once (SIGBUS), 6.1 on its next touch */
+	ck_assert_msg((WIFEXITED(status) && !WEXITSTATUS(status)) ||
+		      (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS),
+		      "MADV_HWPOISON failed: %#x", status);
+	kfd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(kfd, 0);
+	ck_assert_int_eq(pread(kfd, &flags, 8, pfn * 8), 8);
+	close(kfd);
+	ck_assert_msg(flags & (1ULL << 19), "PFN %#llx not KPF_HWPOISON",
+		      (unsigned long long)pfn);
+	return pfn;
+}
+
 long long vt_status_kb(const char *key)
 {
 	return key_value("/proc/self/status", key);
@@ -478,6 +517,16 @@ int vt_count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+int vt_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	ck_assert_int_eq(uname(&u), 0);
+	ck_assert_int_eq(sscanf(u.release, "%d.%d", &ma, &mi), 2);
+	return ma > major || (ma == major && mi >= minor);
 }
 
 int vt_main(Suite *s)

@@ -110,6 +110,14 @@ uint64_t vt_pagemap_pfn(const void *addr);
 /* Read one byte at @p; returns 0, or SIGBUS/SIGSEGV if the load faulted. */
 int vt_probe_read(const volatile void *p, unsigned char *val);
 
+/*
+ * A page of RAM that holds 0x5a bytes, poisoned with MADV_HWPOISON by a
+ * child that then exits or is killed (the kernel may kill the owner of a
+ * poisoned page); fails the test unless /proc/kpageflags shows the poison.
+ * Returns the PFN.
+ */
+uint64_t vt_hwpoison_page(void);
+
 /* A "Key:  N kB" value of /proc/self/status, -1 if absent. */
 long long vt_status_kb(const char *key);
 
@@ -133,6 +141,13 @@ int vt_file_has(const char *path, const char *needle);
 
 /* A value published by kmem_ro_testobj.ko in debugfs; fails if absent. */
 uint64_t vt_testobj(const char *name);
+
+/*
+ * Is the running kernel at least @major.@minor?  For the few behaviours
+ * that differ by kernel version: a test asserts the version that explains
+ * what it sees, so a missing feature never passes as a skip.
+ */
+int vt_kernel_at_least(int major, int minor);
 
 /* main() of every in-VM test binary: run @s, print the Check summary. */
 int vt_main(Suite *s);

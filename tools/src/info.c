@@ -144,6 +144,7 @@ static void print_human(const char *device, const struct kmem_ro_info *in,
 
 	printf("%-13s %s\n", "device:", device);
 	printf("%-13s %" PRIu32 "\n", "abi version:", in->abi_version);
+	printf("%-13s 0x%02X\n", "ioctl magic:", KMEM_RO_IOC_MAGIC);
 	print_mask("features:", in->features, feature_names,
 		   ARRAY_SIZE(feature_names));
 	print_mask("ioctls:", in->ioctls, ioctl_names, ARRAY_SIZE(ioctl_names));
@@ -171,6 +172,7 @@ static void print_json(const char *device, const struct kmem_ro_info *in,
 {
 	uint64_t total = 0;
 	struct json j;
+	char magic[8];
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
@@ -180,6 +182,8 @@ static void print_json(const char *device, const struct kmem_ro_info *in,
 	json_object_begin(&j, NULL);
 	json_str(&j, "device", device);
 	json_u64(&j, "abi_version", in->abi_version);
+	snprintf(magic, sizeof(magic), "0x%02x", KMEM_RO_IOC_MAGIC);
+	json_str(&j, "ioctl_magic", magic);
 	json_hex(&j, "features", in->features);
 	json_mask_names(&j, "feature_names", in->features, feature_names,
 			ARRAY_SIZE(feature_names));
