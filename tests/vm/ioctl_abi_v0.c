@@ -11,9 +11,23 @@
 #include "kmem_ro.h"	/* abi_v0/ */
 #include "ioctl_abi_v0.h"
 
+/* Every struct at its first size, and the same on i386 as on x86-64. */
 _Static_assert(sizeof(struct kmem_ro_info) == KMEM_RO_INFO_SIZE_VER0, "frozen");
 _Static_assert(sizeof(struct kmem_ro_readv) == KMEM_RO_READV_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_walk) == KMEM_RO_WALK_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_pagemap) == KMEM_RO_PAGEMAP_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_probe_add) == KMEM_RO_PROBE_ADD_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_probe_ids) == KMEM_RO_PROBE_IDS_SIZE_VER0, "frozen");
 _Static_assert(sizeof(struct kmem_ro_probe_list) == KMEM_RO_PROBE_LIST_SIZE_VER0, "frozen");
+_Static_assert(sizeof(struct kmem_ro_events_snapshot) == KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0,
+	       "frozen");
+/* array items: no VER0 constant, their size is the ABI */
+_Static_assert(sizeof(struct kmem_ro_iov) == 32, "frozen");
+_Static_assert(sizeof(struct kmem_ro_field) == 8, "frozen");
+_Static_assert(sizeof(struct kmem_ro_range) == 16, "frozen");
+_Static_assert(sizeof(struct kmem_ro_pagemap_run) == 32, "frozen");
+_Static_assert(sizeof(struct kmem_ro_probe_spec) == 152, "frozen");
+_Static_assert(sizeof(struct kmem_ro_probe_info) == 168, "frozen");
 
 int v0_info(int fd, uint64_t *page_offset)
 {
