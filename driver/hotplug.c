@@ -73,6 +73,9 @@ static int kmem_ro_memory_notify(struct notifier_block *nb,
 	const struct memory_notify *arg = data;
 	unsigned long start, end;
 
+	/* hot-added RAM is in the resource tree once it starts going online */
+	if (action == MEM_GOING_ONLINE || action == MEM_CANCEL_ONLINE)
+		kmem_ro_ram_refresh();
 	/*
 	 * MEM_OFFLINE comes after offline_pages() has marked the sections
 	 * offline (O1): what a fault inserts after this zap does not stay.  At

@@ -7,6 +7,8 @@
 
 #include <linux/types.h>
 #include <linux/compiler_types.h>
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
 struct kmem_ro_pfns {
@@ -15,6 +17,8 @@ struct kmem_ro_pfns {
 };
 
 struct kmem_ro_ram {
+	struct kref ref;		/* the current list (kmem_ro_ram_current()) */
+	struct rcu_head rcu;
 	unsigned int nr;
 	unsigned int cap;
 	struct kmem_ro_pfns pfns[];
@@ -27,12 +31,17 @@ bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
 			  unsigned int *level);
-void kmem_ro_ram_init(void);
+int kmem_ro_ram_init(void);
+void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
+struct kmem_ro_ram *kmem_ro_ram_current(void);
+void kmem_ro_ram_put(struct kmem_ro_ram *ram);
+int kmem_ro_ram_refresh(void);
 
 struct file;
 size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram, int *err);
+int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
 long kmem_ro_readv_ioctl(void __user *uarg);
 long kmem_ro_walk_ioctl(void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);

@@ -32,14 +32,17 @@ static int kmem_ro_addr_pfn(unsigned long addr, unsigned long *pfn)
 	return kmem_ro_kernel_entry(addr, pfn, &level) ? 0 : -EFAULT;
 }
 
-/* 0 if the page may be read, else -errno (see uapi/kmem_ro.h). */
+/*
+ * 0 if the page may be read, else -errno (see uapi/kmem_ro.h).  Whether
+ * the direct map still maps it (memfd_secret, debug_pagealloc) is not
+ * looked up: copy_from_kernel_nofault() of the direct-map address finds
+ * out, as in read_kcore_iter(), at no cost when it does.
+ */
 static int kmem_ro_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
 {
-	unsigned int level;
-
 	if (!kmem_ro_ram_contains(ram, pfn, 1))
 		return -ENXIO;
-	return kmem_ro_page_readable(pfn, &level) ? 0 : -EPERM;
+	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
 }
 
 /**
@@ -70,7 +73,7 @@ size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 		*err = kmem_ro_addr_pfn(cur, &pfn);
 		if (!*err)
 			*err = kmem_ro_check_pfn(pfn, ram);
-		/* left the direct map since the check: hidden (memfd_secret) */
+		/* not in the direct map: hidden (memfd_secret) */
 		if (!*err && copy_from_kernel_nofault(dst + done,
 						      pfn_to_kaddr(pfn) + offset_in_page(cur),
 						      chunk))
@@ -80,4 +83,33 @@ size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 		done += chunk;
 	}
 	return done;
+}
+
+/* Up to this many bytes go out as plain stores, not copy_to_user(). */
+#define KMEM_RO_SMALL_COPY	64
+
+/**
+ * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
+ * @ubuf: user destination
+ * @bounce: the driver's own buffer, never a kernel object
+ * @len: bytes
+ *
+ * Most READV segments and WALK records are a field or a pointer: for
+ * those a few 8-byte stores beat copy_to_user()'s hardened-usercopy object
+ * check and the start-up cost of rep movsb.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
+{
+	if (len > KMEM_RO_SMALL_COPY)
+		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
+	if (!user_access_begin(ubuf, len))
+		return -EFAULT;
+	unsafe_copy_to_user(ubuf, bounce, len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }

@@ -142,10 +142,12 @@ static int __init kmem_ro_init(void)
 	err = kmem_ro_info_init();
 	if (err)
 		return err;
-	kmem_ro_ram_init();
-	err = kmem_ro_events_init();
+	err = kmem_ro_ram_init();
 	if (err)
 		return err;
+	err = kmem_ro_events_init();
+	if (err)
+		goto out_ram;
 	err = kmem_ro_probe_init();
 	if (err)
 		goto out_events;
@@ -163,6 +165,8 @@ out_probes:
 	kmem_ro_probe_exit();
 out_events:
 	kmem_ro_events_exit();
+out_ram:
+	kmem_ro_ram_exit();
 	return err;
 }
 
@@ -172,6 +176,7 @@ static void __exit kmem_ro_exit(void)
 	kmem_ro_hotplug_exit();
 	kmem_ro_probe_exit();
 	kmem_ro_events_exit();
+	kmem_ro_ram_exit();
 }
 
 module_init(kmem_ro_init);

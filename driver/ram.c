@@ -14,6 +14,7 @@
 #include <linux/irqflags.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/page-flags.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -31,6 +32,15 @@
 static unsigned long kmem_ro_gart_start, kmem_ro_gart_end;
 /* The guest has memory it has not accepted (TDX, SEV-SNP): see below. */
 static bool kmem_ro_unaccepted;
+
+/*
+ * All System RAM, for READV and WALK: taken at load and again when memory
+ * goes online or offline (hotplug.c), so a call reads it without walking
+ * the resource tree under its lock.  RAM removed after going offline may
+ * stay listed: its pages are offline, which kmem_ro_page_online() refuses.
+ */
+static struct kmem_ro_ram __rcu *kmem_ro_ram_now;
+static DEFINE_MUTEX(kmem_ro_ram_lock);	/* serialises refreshes */
 
 /* Whole pages only: a page partly outside System RAM is not RAM. */
 static int kmem_ro_ram_add(struct resource *res, void *arg)
@@ -83,6 +93,57 @@ struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last)
 		return ERR_PTR(-EINVAL);
 	}
 	return ram;
+}
+
+static void kmem_ro_ram_release(struct kref *ref)
+{
+	kfree_rcu(container_of(ref, struct kmem_ro_ram, ref), rcu);
+}
+
+/**
+ * kmem_ro_ram_current() - the System RAM list, for one call
+ *
+ * Return: the list, held until kmem_ro_ram_put().
+ */
+struct kmem_ro_ram *kmem_ro_ram_current(void)
+{
+	struct kmem_ro_ram *ram;
+
+	rcu_read_lock();
+	do
+		ram = rcu_dereference(kmem_ro_ram_now);
+	while (!kref_get_unless_zero(&ram->ref));
+	rcu_read_unlock();
+	return ram;
+}
+
+/**
+ * kmem_ro_ram_put() - done with a list from kmem_ro_ram_current()
+ * @ram: the list
+ */
+void kmem_ro_ram_put(struct kmem_ro_ram *ram)
+{
+	kref_put(&ram->ref, kmem_ro_ram_release);
+}
+
+/**
+ * kmem_ro_ram_refresh() - take the System RAM list again
+ *
+ * Return: 0, or a negative errno (the previous list stays).
+ */
+int kmem_ro_ram_refresh(void)
+{
+	struct kmem_ro_ram *ram = kmem_ro_ram_get(0, PHYS_PFN(U64_MAX)), *old;
+
+	if (IS_ERR(ram))
+		return PTR_ERR(ram);
+	kref_init(&ram->ref);
+	mutex_lock(&kmem_ro_ram_lock);
+	old = rcu_replace_pointer(kmem_ro_ram_now, ram, lockdep_is_held(&kmem_ro_ram_lock));
+	mutex_unlock(&kmem_ro_ram_lock);
+	if (old)
+		kmem_ro_ram_put(old);
+	return 0;
 }
 
 /**
@@ -226,14 +287,16 @@ bool kmem_ro_ram_unaccepted(void)
 }
 
 /**
- * kmem_ro_ram_init() - find RAM that must never be read
+ * kmem_ro_ram_init() - the RAM list, and RAM that must never be read
  *
  * Unaccepted memory: touching a page the guest has not accepted kills a
  * TDX or SEV-SNP guest.  kcore asks pfn_is_unaccepted_memory(), whose
  * range_contains_unaccepted_memory() is not exported, so on a guest that
  * has an unaccepted-memory table only the kernel text is read.
+ *
+ * Return: 0 or a negative errno.
  */
-void kmem_ro_ram_init(void)
+int kmem_ro_ram_init(void)
 {
 	kmem_ro_gart_init();
 #ifdef CONFIG_UNACCEPTED_MEMORY
@@ -242,4 +305,13 @@ void kmem_ro_ram_init(void)
 		pr_warn("guest with unaccepted memory: RAM reads and RAM mmap refused, kernel text only\n");
 	}
 #endif
+	return kmem_ro_ram_refresh();
+}
+
+/**
+ * kmem_ro_ram_exit() - free the RAM list; no call may hold it any more
+ */
+void kmem_ro_ram_exit(void)
+{
+	kmem_ro_ram_put(rcu_dereference_protected(kmem_ro_ram_now, 1));
 }

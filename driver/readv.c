@@ -27,7 +27,7 @@ static s64 kmem_ro_readv_one(const struct kmem_ro_iov *iov, void *bounce,
 		int err;
 		size_t got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
 
-		if (got && copy_to_user(ubuf + done, bounce, got))
+		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;
 		if (err)
@@ -74,12 +74,12 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 			goto out_free_iov;
 		}
 	}
-	ram = kmem_ro_ram_get(0, PHYS_PFN(U64_MAX));
-	if (IS_ERR(ram)) {
-		err = PTR_ERR(ram);
-		goto out_free_iov;
-	}
-	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	ram = kmem_ro_ram_current();
+	/*
+	 * A page of its own, not a slab object: hardened usercopy then checks
+	 * each copy_to_user() from it without a slab lookup.
+	 */
+	bounce = (void *)__get_free_page(GFP_KERNEL);
 	if (!bounce) {
 		err = -ENOMEM;
 		goto out_free_ram;
@@ -101,9 +101,9 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
-	kfree(bounce);
+	free_page((unsigned long)bounce);
 out_free_ram:
-	kfree(ram);
+	kmem_ro_ram_put(ram);
 out_free_iov:
 	kfree(iov);
 	return err;

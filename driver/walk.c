@@ -103,8 +103,8 @@ static int kmem_ro_walk_run(struct kmem_ro_walker *k, char __user *ubuf)
 		}
 		if (!kmem_ro_walk_record(k, link) || !kmem_ro_walk_next(k, link, &next))
 			return 0;
-		if (copy_to_user(ubuf + (u64)w->nodes * k->record_size, k->record,
-				 k->record_size))
+		if (kmem_ro_copy_out(ubuf + (u64)w->nodes * k->record_size, k->record,
+				     k->record_size))
 			return -EFAULT;
 		w->nodes++;
 		if (next == tortoise && next != w->head) {
@@ -173,11 +173,7 @@ long kmem_ro_walk_ioctl(void __user *uarg)
 	err = kmem_ro_walk_check(&w, fields, &k.record_size);
 	if (err)
 		goto out_free_fields;
-	ram = kmem_ro_ram_get(0, PHYS_PFN(U64_MAX));
-	if (IS_ERR(ram)) {
-		err = PTR_ERR(ram);
-		goto out_free_fields;
-	}
+	ram = kmem_ro_ram_current();
 	k.record = kmalloc(k.record_size, GFP_KERNEL);
 	if (!k.record) {
 		err = -ENOMEM;
@@ -197,7 +193,7 @@ long kmem_ro_walk_ioctl(void __user *uarg)
 
 	kfree(k.record);
 out_free_ram:
-	kfree(ram);
+	kmem_ro_ram_put(ram);
 out_free_fields:
 	kfree(fields);
 	return err;
