@@ -59,19 +59,6 @@ struct kmem_ro_pm {
 	bool full;			/* the user buffer can take no more */
 };
 
-/*
- * The loops that run once per page -- pm_emit() (holes and huge entries),
- * pm_ptes_flat(), pm_ptes_runs() and pm_flush() -- each get a section of
- * their own, aligned to a power of two they fit in, so none straddles a
- * 4 KiB page (scripts/check-hot-layout.sh checks the sizes).  On hardware
- * that costs only the padding.  Under QEMU's TCG, where the benchmarks
- * run, a jump to another guest page cannot be chained to its target and
- * goes through a hash lookup: the linker had put pm_ptes_flat() across a
- * page in the 6.1 build, which alone made it 1.2-1.6x slower there than
- * on 6.12, and any edit elsewhere in the module could move a loop onto a
- * boundary again.  A section each: aligning in place would pad .text with
- * a jump gas inserts, which objtool reports as unreachable.
- */
 
 static bool pm_room(struct kmem_ro_pm *pm)
 {
@@ -116,8 +103,7 @@ static __always_inline bool pm_run_extends(const struct kmem_ro_pm *pm, u64 fram
  * @step more (0 for pages without a frame).  Returns false when a buffer
  * filled first; pm->addr says how far it got.
  */
-static noinline __aligned(SZ_512) __section(".text.pm_emit")
-bool pm_emit(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags, u64 step)
+static bool pm_emit(struct kmem_ro_pm *pm, unsigned long n, u64 frame, u64 flags, u64 step)
 {
 	struct kmem_ro_pagemap_run *o = &pm->open;
 
@@ -299,8 +285,7 @@ static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
  * A PTE table's pages up to @end: the dense case, where the per-page cost
  * is all there is, so bounds once and no call a page.
  */
-static noinline __aligned(SZ_2K) __section(".text.pm_ptes_flat")
-bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, u64 vma_flags)
+static bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, u64 vma_flags)
 {
 	u64 *out = pm->kbuf.flat + pm->kcount;
 	u64 room = min_t(u64, pm->kcap - pm->kcount, pm->ucap - pm->uused - pm->kcount);
@@ -320,8 +305,7 @@ bool pm_ptes_flat(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, u64 vma
 }
 
 /* The same as runs; the empty entries of a sparse table cost a load each. */
-static noinline __aligned(SZ_2K) __section(".text.pm_ptes_runs")
-bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, u64 vma_flags)
+static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, u64 vma_flags)
 {
 	struct pm_memmap mm = PM_MEMMAP_INIT;
 	bool show_pfn = pm->show_pfn;
@@ -567,30 +551,16 @@ static bool pm_walk(struct kmem_ro_pm *pm, struct mm_struct *mm, unsigned long e
 	return true;
 }
 
-/*
- * Out to the user as 8-byte stores rather than copy_to_user(): its
- * `rep movsb` is one emulated iteration per byte under TCG, where it cost
- * as much as computing the entries; on hardware the two are alike.
- */
-static noinline __aligned(SZ_256) __section(".text.pm_flush")
-int pm_flush(struct kmem_ro_pm *pm, void __user *ubuf)
+/* Out to the user in one copy: 0 or -EFAULT. */
+static int pm_flush(struct kmem_ro_pm *pm, void __user *ubuf)
 {
 	size_t item = pm->runs ? sizeof(*pm->kbuf.run) : sizeof(*pm->kbuf.flat);
-	size_t i, words = pm->kcount * item / sizeof(u64);
-	u64 __user *dst = ubuf + pm->uused * item;
-	const u64 *src = pm->kbuf.ptr;
 
-	if (!user_write_access_begin(dst, words * sizeof(u64)))
+	if (copy_to_user(ubuf + pm->uused * item, pm->kbuf.ptr, pm->kcount * item))
 		return -EFAULT;
-	for (i = 0; i < words; i++)
-		unsafe_put_user(src[i], dst + i, efault);
-	user_write_access_end();
 	pm->uused += pm->kcount;
 	pm->kcount = 0;
 	return 0;
-efault:
-	user_write_access_end();
-	return -EFAULT;
 }
 
 /* The process to walk: the caller's, or another one with CAP_SYS_PTRACE. */

@@ -3,7 +3,7 @@
 #
 # The harness must be able to fail: boot guests that log a WARNING, leak an
 # fd past rmmod, fail a suite, or hang, and check each is judged FAILED for
-# the right reason.  So must the build's page-layout gate.
+# the right reason.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
@@ -21,24 +21,6 @@ expect() {	# case timeout message
 	fi
 }
 
-layout() {	# case want-rc attributes: check-hot-layout.sh on a one-function object
-	local dir rc
-	dir=$(mktemp -d)
-	echo "$3 void loop(int *p) { for (int i = 0; i < 100; i++) p[i] = i * i; }" > "$dir/f.c"
-	gcc -O2 -c -o "$dir/f.o" "$dir/f.c"
-	"$here/../../scripts/check-hot-layout.sh" "$dir/f.o" loop 2>"$dir/err"
-	rc=$?
-	if [ $rc -eq "$2" ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "harness: layout $1: check-hot-layout.sh gave $rc, wanted $2: $(cat "$dir/err")"
-	fi
-	rm -rf "$dir"
-}
-
-layout in-plain-text 1 ''
-layout own-section 0 '__attribute__((section(".text.loop"), aligned(512)))'
 expect st_warn 300 'kernel log reports a problem'
 expect st_leak 300 'rmmod failed'
 expect st_fail 300 'harness_selftest.sh failed'
