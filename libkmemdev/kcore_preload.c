@@ -7,8 +7,8 @@
  * dup semantics are the kernel's.  The shim only answers pread()/read() at
  * file offsets inside one kcore PT_LOAD segment (the program headers are
  * read once, at open, with the real pread()):
- *  - direct-map RAM, and kernel text [text_start, text_end), from
- *    libkmemdev's read-only mapping: no system call at all;
+ *  - direct-map RAM, and kernel text [text_start, text_end), from a
+ *    read-only mapping of the device: no system call at all;
  *  - every other segment (vmalloc, modules, vmemmap, the rest of the
  *    kernel image) with one READV segment.
  * Anything else goes to the real call: the ELF header, program headers and
@@ -19,49 +19,98 @@
  * differ: README.md, "/proc/kcore readers, unchanged" (a mapped page later
  * reused for memfd_secret; BPF arena pages, which kcore shows as zeros).
  *
- * read() and lseek() are served against a file position the shim keeps.
- * It is written back to the kernel (one lseek) before any call the shim
- * passes through on that open file (read, readv, other lseeks, fdopen) and
- * at close, dup2 over it and fork.  After fork (and fdopen) the position is
- * shared with someone who does not see the shim's copy, so from then on
- * read() and lseek() of that file go to the kernel; pread() stays fast.
+ * Signals.  Any wrapper may run in a signal handler that interrupted
+ * another on the same thread, and the interrupted call may never resume
+ * (crash siglongjmps out on SIGINT).  So no wrapper takes a lock or calls
+ * malloc(): the shim's objects are mmap()ed, published with atomic stores
+ * and found with atomic loads, and a read keeps its state on its stack.
+ * open, close and dup of a followed fd block signals for the few steps
+ * that change the table (two more system calls on calls that make one
+ * anyway); reads and lseeks do not.  What a close retires is unmapped
+ * only while no call is inside the shim: a read that a handler or another
+ * thread's close() overtook finishes on it first.  Each thread counts its
+ * calls in a cell of its own; a call notes the count it found and puts it
+ * back when it returns, or when a siglongjmp or cancellation discards its
+ * frame (glibc runs the cleanup buffer it pushed, _pthread_cleanup_push).
+ * Without that, objects would only stay mapped.
+ *
+ * The file position lives in a MAP_SHARED page per open file, which fork()
+ * shares as the kernel shares the open file description: read() and
+ * lseek() stay served in parent and child alike, and a read() claims its
+ * bytes with a compare-and-swap of the position, as the kernel's f_pos
+ * lock makes two reads of one description take turns.  A read the shim
+ * passes on is a pread() at that position.  The kernel's own position is
+ * written back at close, at fork (for a child that execs), and before
+ * fdopen() or a dup to an fd the shim does not follow: from then on the
+ * position is the kernel's and read()/lseek() are too; pread() stays fast.
  * Not seen: a position moved by calls the shim does not wrap (sendfile,
- * splice, preadv2 with offset -1, io_uring) or read by a program the fd is
- * passed to over exec.
+ * splice, preadv2 with offset -1, io_uring) or read by another program
+ * the fd reaches over exec or a socket after it moved.
+ *
+ * Unwritable buffers.  kcore's pread() fails with EFAULT where a memcpy()
+ * would fault.  A thread copies from the mapping only into pages a READV
+ * wrote (the driver's copy_to_user() fails cleanly) and no change to the
+ * address space has met since.  The shim wraps what can take write access
+ * away - munmap, mprotect, mremap, mmap of anything but anonymous writable
+ * memory, madvise that poisons or guards, pkey_mprotect - and notes the
+ * pages each touched (the last CHANGES of them; shmat/shmdt, brk/sbrk,
+ * dlclose, pkey_set and fork touch everything).  Not seen: raw system
+ * calls, memory libc unmaps on its own (free()) and reuses for a
+ * read-only mapping, a buffer unmapped by another thread or a handler
+ * during the read, a shared file mapping whose file shrinks.
  *
  * Process-wide state (a preload shim cannot avoid it; libkmemdev itself has
- * none): the wrapped libc functions, one libkmemdev handle opened with the
- * first kcore fd and closed with the last, and the open kcore files indexed
- * by fd (fds below KCORE_FD_MAX; others are left to the kernel).  A
- * rwlock guards them; fds[] is also read without it, so that calls on
- * other fds cost one load.  Serving a pread() takes the lock with trylock:
- * it never blocks, and a pread() from a signal handler that interrupted the
- * shim just goes to the kernel.
+ * none): the wrapped libc functions, the device (opened with the first
+ * kcore fd, closed after the last), the open kcore files indexed by fd
+ * (fds below KCORE_FD_MAX; others are left to the kernel), the recent
+ * address space changes, and per thread a cell and the pages known
+ * writable.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define KCORE_API	__attribute__((visibility("default")))
+/* Static TLS: no allocation on first use, so usable in a handler. */
+#define TLS		__thread __attribute__((tls_model("initial-exec")))
 
 /* fds at or above this are not followed: they read through the kernel. */
 #define KCORE_FD_MAX	1024
 /* Larger reads go to the kernel: they are rare and already amortized. */
 #define SERVE_MAX	KMEM_RO_READV_MAX_BYTES
-
 #define NO_PADDR	UINT64_MAX
+#define PHDR_MAX	(1U << 20)
+#define PHDR_CHUNK	32
+#define RAM_TRIES	8
+#define READV_TRIES	64
+/* Granule of the writable-buffer cache: no larger than any page size. */
+#define WGRAN		4096UL
+#define WC_SETS		32	/* a power of two */
+#define WC_WAYS		4
+#define WR_N		32
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
 
 enum seg_kind { SEG_OTHER, SEG_RAM, SEG_IMAGE };
 
@@ -74,39 +123,147 @@ struct kseg {
 	enum seg_kind kind;
 };
 
-/**
- * struct kfile - one open /proc/kcore (an open file description)
- * @refs: fds of this process that name it
- * @shared: another process (fork) or stdio (fdopen) shares the file
- *	position: read() and lseek() go to the kernel
- * @pos: the file position the program sees
- * @kpos: the kernel's file position; != @pos until written back
- * @seg: PT_LOAD segments, sorted by file offset, not overlapping
- * @nr: number of @seg
- */
-struct kfile {
-	unsigned int refs;
-	bool shared;
-	off_t pos;
-	off_t kpos;
-	struct kseg *seg;
-	unsigned int nr;
+/* Unmapped by reclaim() when no call is inside the shim. */
+struct retired {
+	struct retired *next;
+	void (*free)(struct retired *r);
 };
 
-static struct {
-	pthread_rwlock_t lock;
-	struct kmemdev *dev;	/* open while files > 0 */
-	unsigned int files;
-} g = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+/**
+ * struct kshared - what fork() shares of an open kcore: a MAP_SHARED page
+ * @pos: the file position, unless @kernel_pos
+ * @kernel_pos: stdio, or an fd the shim does not follow, uses the
+ *	position: it is the kernel's for good
+ * @nr: number of @seg
+ * @seg: PT_LOAD segments, sorted by file offset, not overlapping; set
+ *	before the file is published, never changed
+ */
+struct kshared {
+	_Atomic int64_t pos;
+	atomic_bool kernel_pos;
+	unsigned int nr;
+	struct kseg seg[];
+};
+
+struct kdev;
+
+/**
+ * struct kfile - an open /proc/kcore (open file description), this
+ *	process's view
+ * @node: for reclaim(); first
+ * @refs: fds of this process that name it
+ * @sh: the shared part
+ * @sh_len: its mapping's length
+ * @dev: the device it reads through
+ */
+struct kfile {
+	struct retired node;
+	atomic_uint refs;
+	struct kshared *sh;
+	size_t sh_len;
+	struct kdev *dev;
+};
+
+/* A read-only mapping of one mappable range, rounded inward to pages. */
+struct kmap {
+	uint64_t start;
+	uint64_t len;
+	const unsigned char *base;	/* NULL: not mapped, READV only */
+};
+
+/**
+ * struct kdev - /dev/kmem_ro, opened for the first kcore file
+ * @node: for reclaim(); first
+ * @fd: for READV; -1 once the program closed it behind our back
+ * @files: kfiles reading through it; 0 once retired
+ * @info: the handshake's answer
+ * @nr: number of @range and @map
+ * @range: what may be mapped: System RAM, or with mmap_ram=0 the text
+ * @map: the mappings, same index
+ * @len: length of this allocation
+ */
+struct kdev {
+	struct retired node;
+	atomic_int fd;
+	atomic_uint files;
+	struct kmem_ro_info info;
+	unsigned int nr;
+	struct kmem_ro_range *range;
+	struct kmap *map;
+	size_t len;
+};
 
 static _Atomic(struct kfile *) fds[KCORE_FD_MAX];
-/* g.dev's fd, -1 if none: read without the lock, like fds[]. */
+static _Atomic(struct kdev *) cur_dev;
+/* cur_dev's fd, -1 if none: lets close() of other fds skip the shim. */
 static atomic_int dev_fd = -1;
 /*
  * The process the table describes.  A vfork() child shares our memory but
  * not our fd table: what it closes or dups must not change the parent's.
  */
 static atomic_int owner = -1;
+static _Atomic(struct retired *) retired;
+
+/*
+ * Changes to the address space that may take write access away, numbered:
+ * as_gen is the last one's number, changes[] the last CHANGES ranges.  A
+ * writer claims a slot (BUSY) or gives up; a number whose slot does not
+ * hold it, whole, counts as a change of everything.
+ */
+#define CHANGES		64	/* a power of two */
+#define BUSY		ULONG_MAX
+
+struct change {
+	atomic_ulong seq;
+	_Atomic uintptr_t lo;
+	_Atomic uintptr_t hi;
+};
+
+static atomic_ulong as_gen = 1;
+static struct change changes[CHANGES];
+static uintptr_t page_size = WGRAN;
+
+/*
+ * Who is inside the shim: per thread, how deep (calls nested by signal
+ * handlers), in a cell only that thread and its handlers write.  A call
+ * notes the depth it found and puts it back when it leaves, or when a
+ * jump discards it: a step done twice or skipped by a jump never leaves a
+ * count behind.  A thread without a cell (more than CELLS at once) blocks
+ * signals for its calls and counts in overflow.
+ */
+#define CELLS	1024
+
+struct cell {
+	atomic_uint depth;
+	atomic_int tid;		/* 0: free */
+};
+
+static struct cell cells[CELLS];
+static atomic_uint cells_hi;	/* cells in use are below */
+static atomic_uint overflow;
+static TLS struct cell *my_cell;
+
+/*
+ * Pages this thread knows writable: [lo, hi) where a READV wrote, valid
+ * while no change since number gen met them; set by the first page lo.
+ * Written only by
+ * this thread and the handlers that interrupt it: seq is odd during a
+ * write, and a reader that sees it change (a handler wrote meanwhile) does
+ * not trust what it read.  A write left by a jump leaves its entry unused
+ * for good.
+ */
+struct wentry {
+	unsigned int seq;
+	uintptr_t lo;
+	uintptr_t hi;
+	unsigned long gen;
+};
+
+static TLS volatile struct wentry wc[WC_SETS][WC_WAYS];
+static TLS unsigned int wc_victim;
+/* Anonymous writable memory this thread mapped itself (allocators' arenas). */
+static TLS volatile struct wentry wr[WR_N];
+static TLS unsigned int wr_next;
 
 static bool owner_calls(void)
 {
@@ -130,6 +287,7 @@ static struct {
 	ssize_t (*read)(int, void *, size_t);
 	ssize_t (*read_chk)(int, void *, size_t, size_t);
 	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
 	off_t (*lseek)(int, off_t, int);
 	off64_t (*lseek64)(int, off64_t, int);
 	int (*close)(int);
@@ -142,12 +300,27 @@ static struct {
 	int (*fcntl64)(int, int, ...);
 	FILE *(*fdopen)(int, const char *);
 	int (*fclose)(FILE *);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	void *(*mmap64)(void *, size_t, int, int, int, off64_t);
+	int (*munmap)(void *, size_t);
+	int (*mprotect)(void *, size_t, int);
+	int (*pkey_mprotect)(void *, size_t, int, int);
+	int (*pkey_set)(int, unsigned int);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	int (*madvise)(void *, size_t, int);
+	void *(*shmat)(int, const void *, int);
+	int (*shmdt)(const void *);
+	int (*brk)(void *);
+	void *(*sbrk)(intptr_t);
+	int (*dlclose)(void *);
+	/* glibc's; a jump or cancellation runs what the discarded frames pushed */
+	void (*cleanup_push)(struct _pthread_cleanup_buffer *, void (*)(void *), void *);
+	void (*cleanup_pop)(struct _pthread_cleanup_buffer *, int);
 } real;
 
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
 static void atfork_prepare(void);
-static void atfork_parent(void);
 static void atfork_child(void);
 
 static void resolve(void)
@@ -168,6 +341,7 @@ static void resolve(void)
 	RESOLVE(read, "read");
 	RESOLVE(read_chk, "__read_chk");
 	RESOLVE(readv, "readv");
+	RESOLVE(preadv, "preadv");
 	RESOLVE(lseek, "lseek");
 	RESOLVE(lseek64, "lseek64");
 	RESOLVE(close, "close");
@@ -180,15 +354,35 @@ static void resolve(void)
 	RESOLVE(fcntl64, "fcntl64");
 	RESOLVE(fdopen, "fdopen");
 	RESOLVE(fclose, "fclose");
+	RESOLVE(mmap, "mmap");
+	RESOLVE(mmap64, "mmap64");
+	RESOLVE(munmap, "munmap");
+	RESOLVE(mprotect, "mprotect");
+	RESOLVE(pkey_mprotect, "pkey_mprotect");
+	RESOLVE(pkey_set, "pkey_set");
+	RESOLVE(mremap, "mremap");
+	RESOLVE(madvise, "madvise");
+	RESOLVE(shmat, "shmat");
+	RESOLVE(shmdt, "shmdt");
+	RESOLVE(brk, "brk");
+	RESOLVE(sbrk, "sbrk");
+	RESOLVE(dlclose, "dlclose");
 #undef RESOLVE
+	*(void **)&real.cleanup_push = dlsym(RTLD_DEFAULT, "_pthread_cleanup_push");
+	*(void **)&real.cleanup_pop = dlsym(RTLD_DEFAULT, "_pthread_cleanup_pop");
+	if (!real.cleanup_push || !real.cleanup_pop)
+		real.cleanup_push = NULL;
+	if (getpagesize() > (int)WGRAN)
+		page_size = (uintptr_t)getpagesize();
 	atomic_store(&owner, getpid());
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
 }
 
 /*
  * real.F, resolved on first use (another library's constructor may call us
- * before ours runs).  A symbol this libc lacks: the program could not have
- * linked against it either, but fail cleanly with ENOSYS all the same.
+ * before ours runs; after that, pthread_once() is a load and a compare).
+ * A symbol this libc lacks: the program could not have linked against it
+ * either, but fail cleanly with ENOSYS all the same.
  */
 #define REAL(F) (pthread_once(&real_once, resolve), real.F)
 #define CALL_REAL(F, FAIL, ...) \
@@ -199,43 +393,366 @@ __attribute__((constructor)) static void kcore_preload_init(void)
 	pthread_once(&real_once, resolve);
 }
 
-/* Might fd be a followed kcore fd?  One load; confirm under the lock. */
-static bool maybe_tracked(int fd)
+/* ---- memory and its reclamation ------------------------------------------ */
+
+/* malloc() is not async-signal-safe: whole pages from the kernel. */
+static void *page_alloc(size_t len, bool shared)
 {
-	return fd >= 0 && fd < KCORE_FD_MAX &&
-	       atomic_load_explicit(&fds[fd], memory_order_relaxed);
+	void *p = CALL_REAL(mmap, MAP_FAILED, NULL, len, PROT_READ | PROT_WRITE,
+			    (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
-static struct kfile *file_of(int fd)
+static void page_free(const void *p, size_t len)
 {
-	if (fd < 0 || fd >= KCORE_FD_MAX)
+	CALL_REAL(munmap, -1, (void *)p, len);
+}
+
+static void retire(struct retired *r)
+{
+	struct retired *head = atomic_load(&retired);
+
+	do
+		r->next = head;
+	while (!atomic_compare_exchange_weak(&retired, &head, r));
+}
+
+/* For the few steps that change the table: no handler in between. */
+static void block_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static bool anyone_inside(void)
+{
+	unsigned int hi = atomic_load(&cells_hi);
+
+	if (atomic_load(&overflow))
+		return true;
+	for (unsigned int i = 0; i < hi; i++)
+		if (atomic_load(&cells[i].depth))
+			return true;
+	return false;
+}
+
+/*
+ * Unmap what was retired if no call is inside the shim: any call that can
+ * still reach an object came in before it was retired.  Else put it back
+ * for the last one out; loop in case that one left meanwhile.
+ */
+static void reclaim(void)
+{
+	struct retired *list, *last, *head;
+	int saved = errno;
+
+	while ((list = atomic_exchange(&retired, NULL))) {
+		if (!anyone_inside()) {
+			while (list) {
+				struct retired *next = list->next;
+
+				list->free(list);
+				list = next;
+			}
+			continue;
+		}
+		for (last = list; last->next; last = last->next)
+			;
+		head = atomic_load(&retired);
+		do
+			last->next = head;
+		while (!atomic_compare_exchange_weak(&retired, &head, list));
+		if (anyone_inside())
+			break;
+	}
+	errno = saved;
+}
+
+/* This thread's cell: a free one, or one whose thread has exited. */
+static struct cell *cell_get(void)
+{
+	unsigned int i, hi;
+	int me, t, saved;
+
+	if (my_cell)
+		return my_cell;
+	me = gettid();
+	for (i = 0; i < CELLS; i++) {
+		t = 0;
+		if (!atomic_load(&cells[i].tid) &&
+		    atomic_compare_exchange_strong(&cells[i].tid, &t, me))
+			goto found;
+	}
+	saved = errno;
+	for (i = 0; i < CELLS; i++) {
+		t = atomic_load(&cells[i].tid);
+		if (!atomic_load(&cells[i].depth) && t != me &&
+		    syscall(SYS_tgkill, getpid(), t, 0) && errno == ESRCH &&
+		    atomic_compare_exchange_strong(&cells[i].tid, &t, me))
+			break;
+	}
+	errno = saved;
+	if (i == CELLS)
 		return NULL;
-	return atomic_load_explicit(&fds[fd], memory_order_relaxed);
+found:
+	hi = atomic_load(&cells_hi);
+	while (hi <= i && !atomic_compare_exchange_weak(&cells_hi, &hi, i + 1))
+		;
+	my_cell = &cells[i];
+	return my_cell;
+}
+
+/* A call inside the shim: what it found stays mapped until it leaves. */
+struct in_shim {
+	struct _pthread_cleanup_buffer cb;
+	struct cell *cell;	/* NULL: counted in overflow, signals blocked */
+	unsigned int base;	/* depth before this call */
+	sigset_t old;
+};
+
+static void left(struct in_shim *c)
+{
+	atomic_store(&c->cell->depth, c->base);
+	if (!c->base && atomic_load(&retired))
+		reclaim();
+}
+
+/* glibc runs this for a frame a siglongjmp() or cancellation discards. */
+static void left_by_jump(void *arg)
+{
+	left(arg);
+}
+
+static void enter(struct in_shim *c)
+{
+	c->cell = cell_get();
+	if (!c->cell) {
+		block_signals(&c->old);
+		atomic_fetch_add(&overflow, 1);
+		return;
+	}
+	c->base = atomic_load_explicit(&c->cell->depth, memory_order_relaxed);
+	if (real.cleanup_push)
+		real.cleanup_push(&c->cb, left_by_jump, c);
+	atomic_store(&c->cell->depth, c->base + 1);
+}
+
+static void leave(struct in_shim *c)
+{
+	if (!c->cell) {
+		if (atomic_fetch_sub(&overflow, 1) == 1 && atomic_load(&retired))
+			reclaim();
+		restore_signals(&c->old);
+		return;
+	}
+	left(c);
+	if (real.cleanup_push)
+		real.cleanup_pop(&c->cb, 0);
+}
+
+/* ---- buffers known writable ------------------------------------------------ */
+
+/* [addr, addr + len) in whole pages, everything if that wraps. */
+static void as_changed(const void *addr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)addr & ~(page_size - 1), hi;
+	unsigned long g = atomic_fetch_add(&as_gen, 1) + 1, s;
+	struct change *c = &changes[g % CHANGES];
+
+	if (__builtin_add_overflow((uintptr_t)addr, len, &hi) ||
+	    hi > UINTPTR_MAX - page_size) {
+		lo = 0;
+		hi = UINTPTR_MAX;
+	} else {
+		hi = (hi + page_size - 1) & ~(page_size - 1);
+	}
+	s = atomic_load(&c->seq);
+	if (s == BUSY || !atomic_compare_exchange_strong(&c->seq, &s, BUSY))
+		return;
+	atomic_store_explicit(&c->lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&c->hi, hi, memory_order_relaxed);
+	atomic_store(&c->seq, g);
+}
+
+static void as_changed_all(void)
+{
+	as_changed(NULL, SIZE_MAX);
+}
+
+/* No change after number from, up to now, met [lo, hi). */
+static bool unchanged(uintptr_t lo, uintptr_t hi, unsigned long from,
+		      unsigned long now)
+{
+	if (now - from >= CHANGES)
+		return false;
+	for (unsigned long g = from + 1; g - from <= now - from; g++) {
+		struct change *c = &changes[g % CHANGES];
+		uintptr_t clo, chi;
+
+		if (atomic_load(&c->seq) != g)
+			return false;
+		clo = atomic_load_explicit(&c->lo, memory_order_relaxed);
+		chi = atomic_load_explicit(&c->hi, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&c->seq, memory_order_relaxed) != g ||
+		    (clo < hi && lo < chi))
+			return false;
+	}
+	return true;
+}
+
+/* The granules buf..buf+n touches; false if that wraps. */
+static bool span(const void *buf, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t a = (uintptr_t)buf, e;
+
+	if (__builtin_add_overflow(a, n, &e) || e > UINTPTR_MAX - WGRAN)
+		return false;
+	*lo = a & ~(WGRAN - 1);
+	*hi = (e + WGRAN - 1) & ~(WGRAN - 1);
+	return true;
+}
+
+/* Hashed: buffers at the same offset of 1 MiB arenas must not collide. */
+static volatile struct wentry *wc_set(uintptr_t lo)
+{
+	uint64_t h = (uint64_t)(lo / WGRAN) * 0x9e3779b97f4a7c15ULL;
+
+	return wc[h >> (64 - __builtin_ctz(WC_SETS))];
+}
+
+/* Write an entry; not into one whose writing this call interrupted. */
+static void went_set(volatile struct wentry *e, uintptr_t lo, uintptr_t hi,
+		     unsigned long gen)
+{
+	unsigned int seq = e->seq;
+
+	if (seq & 1)
+		return;
+	e->seq = seq + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	e->lo = lo;
+	e->hi = hi;
+	e->gen = gen;
+	atomic_signal_fence(memory_order_seq_cst);
+	e->seq = seq + 2;
+}
+
+/*
+ * One of the n entries from e holds [lo, hi) and is still good at change
+ * number gen.  An entry found good after later changes is brought up to
+ * gen; a handler that rewrote it meanwhile verified at gen or later, so
+ * an older gen is only cautious.
+ */
+static bool went_find(volatile struct wentry *e, unsigned int n, uintptr_t lo,
+		      uintptr_t hi, unsigned long gen)
+{
+	for (; n--; e++) {
+		unsigned int seq = e->seq;
+		uintptr_t elo, ehi;
+		unsigned long egen;
+
+		atomic_signal_fence(memory_order_seq_cst);
+		elo = e->lo;
+		ehi = e->hi;
+		egen = e->gen;
+		atomic_signal_fence(memory_order_seq_cst);
+		if ((seq & 1) || e->seq != seq || lo < elo || hi > ehi)
+			continue;
+		if (egen == gen)
+			return true;
+		if (!unchanged(elo, ehi, egen, gen))
+			continue;
+		if (e->seq == seq)
+			went_set(e, elo, ehi, gen);
+		return true;
+	}
+	return false;
+}
+
+/* Into a way whose entry is stale, else the next in turn. */
+static void wc_add(uintptr_t lo, uintptr_t hi, unsigned long gen)
+{
+	volatile struct wentry *set = wc_set(lo), *e = NULL;
+
+	for (unsigned int w = 0; w < WC_WAYS && !e; w++)
+		if (gen - set[w].gen >= CHANGES)
+			e = &set[w];
+	went_set(e ? e : &set[wc_victim++ % WC_WAYS], lo, hi, gen);
+}
+
+/* [lo, hi) known writable at change number gen; the page cache learns it. */
+static bool known_writable(uintptr_t lo, uintptr_t hi, unsigned long gen)
+{
+	if (went_find(wc_set(lo), WC_WAYS, lo, hi, gen))
+		return true;
+	if (!went_find(wr, WR_N, lo, hi, gen))
+		return false;
+	wc_add(lo, hi, gen);
+	return true;
+}
+
+/*
+ * This thread mapped [lo, hi) anonymous and writable: grow an entry it
+ * touches that is still good, else take the next.
+ */
+static void wr_add(uintptr_t lo, uintptr_t hi)
+{
+	unsigned long gen = atomic_load_explicit(&as_gen, memory_order_acquire);
+
+	for (unsigned int i = 0; i < WR_N; i++) {
+		volatile struct wentry *e = &wr[i];
+		unsigned int seq = e->seq;
+		uintptr_t elo, ehi;
+		unsigned long egen;
+
+		atomic_signal_fence(memory_order_seq_cst);
+		elo = e->lo;
+		ehi = e->hi;
+		egen = e->gen;
+		atomic_signal_fence(memory_order_seq_cst);
+		if ((seq & 1) || e->seq != seq || elo == ehi || ehi < lo || hi < elo ||
+		    !unchanged(elo, ehi, egen, gen))
+			continue;
+		if (e->seq == seq)
+			went_set(e, elo < lo ? elo : lo, ehi > hi ? ehi : hi, gen);
+		return;
+	}
+	went_set(&wr[wr_next++ % WR_N], lo, hi, gen);
 }
 
 /* ---- serving reads ---------------------------------------------------- */
 
-static const struct kseg *seg_find(const struct kfile *kf, uint64_t off)
+static const struct kseg *seg_find(const struct kshared *sh, uint64_t off)
 {
-	unsigned int lo = 0, hi = kf->nr;
+	unsigned int lo = 0, hi = sh->nr;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (kf->seg[mid].off <= off)
+		if (sh->seg[mid].off <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || off >= kf->seg[lo - 1].end)
+	if (!lo || off >= sh->seg[lo - 1].end)
 		return NULL;
-	return &kf->seg[lo - 1];
+	return &sh->seg[lo - 1];
 }
 
 /* Safe to serve from the mapping: mapped as kcore maps it, for good. */
-static bool mappable(const struct kseg *s, uint64_t vaddr, size_t n)
+static bool mappable(const struct kdev *d, const struct kseg *s, uint64_t vaddr,
+		     size_t n)
 {
-	const struct kmem_ro_info *in = &g.dev->info;
+	const struct kmem_ro_info *in = &d->info;
 
 	if (s->kind == SEG_RAM)
 		return true;
@@ -249,90 +766,176 @@ static bool mappable(const struct kseg *s, uint64_t vaddr, size_t n)
 	       vaddr < in->text_end && n <= in->text_end - vaddr;
 }
 
-/* Fill buf as pread(fd, buf, n, off) of /proc/kcore would; under g.lock. */
-static bool serve(const struct kfile *kf, void *buf, size_t n, off_t off)
+/* Where the mapping holds [vaddr, vaddr + n), or NULL. */
+static const void *dev_src(const struct kdev *d, uint64_t vaddr, size_t n)
 {
-	struct kmem_ro_iov iov;
-	const struct kseg *s;
-	const void *src;
-	uint64_t vaddr;
+	uint64_t phys;
+	int i = kmemdev__translate(&d->info, d->range, d->nr, vaddr, n, &phys);
 
-	if (!n || n > SERVE_MAX || off < 0)
-		return false;
-	s = seg_find(kf, (uint64_t)off);
-	if (!s || n > s->end - (uint64_t)off)
-		return false;
-	vaddr = s->vaddr + ((uint64_t)off - s->off);
+	if (i < 0 || !d->map[i].base)
+		return NULL;
+	return d->map[i].base + (phys - d->map[i].start);
+}
 
-	if (mappable(s, vaddr, n) && !kmemdev_map(g.dev, vaddr, n, &src)) {
-		memcpy(buf, src, n);
-		return true;
-	}
-	/* Straight into buf: on failure the real pread() overwrites it. */
-	iov = (struct kmem_ro_iov){
+/* One READV segment straight into buf: true if all n bytes came. */
+static bool readv_into(int fd, uint64_t vaddr, void *buf, size_t n)
+{
+	struct kmem_ro_iov iov = {
 		.addr = vaddr,
 		.len = n,
 		.buf = (uintptr_t)buf,
 	};
-	return !kmemdev_readv(g.dev, &iov, 1, NULL) && iov.result == (int64_t)n;
+
+	for (int tries = 0; tries < READV_TRIES; tries++) {
+		struct kmem_ro_readv arg = {
+			.size = sizeof(arg),
+			.iov_addr = (uintptr_t)&iov,
+			.iov_count = 1,
+		};
+
+		if (ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		if (arg.done == 1)	/* else a signal came first: again */
+			return iov.result == (int64_t)n;
+	}
+	return false;
+}
+
+/*
+ * Fill buf as pread(fd, buf, n, off) of /proc/kcore would; inside the
+ * shim, errno may change.  The mapping only into pages known writable;
+ * READV otherwise, which also makes them known.
+ */
+static bool serve(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+{
+	const struct kdev *d = kf->dev;
+	const struct kseg *s;
+	const void *src = NULL;
+	unsigned long gen;
+	uintptr_t lo, hi;
+	uint64_t vaddr;
+	bool known;
+	int fd;
+
+	if (!n || n > SERVE_MAX || off > (uint64_t)INT64_MAX - n)
+		return false;
+	s = seg_find(kf->sh, off);
+	if (!s || n > s->end - off || !span(buf, n, &lo, &hi))
+		return false;
+	vaddr = s->vaddr + (off - s->off);
+	gen = atomic_load_explicit(&as_gen, memory_order_acquire);
+	known = known_writable(lo, hi, gen);
+	if (known && mappable(d, s, vaddr, n))
+		src = dev_src(d, vaddr, n);
+	if (src) {
+		memcpy(buf, src, n);
+		return true;
+	}
+	fd = atomic_load(&d->fd);
+	if (fd < 0 || !readv_into(fd, vaddr, buf, n))
+		return false;
+	if (!known)
+		wc_add(lo, hi, gen);
+	return true;
+}
+
+static bool maybe_tracked(int fd)
+{
+	return fd >= 0 && fd < KCORE_FD_MAX &&
+	       atomic_load_explicit(&fds[fd], memory_order_relaxed);
+}
+
+/* The kfile fd names; inside the shim. */
+static struct kfile *file_of(int fd)
+{
+	if (fd < 0 || fd >= KCORE_FD_MAX)
+		return NULL;
+	return atomic_load(&fds[fd]);
 }
 
 /* n if served, -1 to let the kernel do it. */
 static ssize_t try_pread(int fd, void *buf, size_t n, off_t off)
 {
+	struct in_shim c;
 	struct kfile *kf;
 	ssize_t ret = -1;
-	int saved = errno;
+	int saved;
 
-	if (!maybe_tracked(fd) || pthread_rwlock_tryrdlock(&g.lock))
+	if (!maybe_tracked(fd) || off < 0)
 		return -1;
+	saved = errno;
+	enter(&c);
 	kf = file_of(fd);
-	if (kf && serve(kf, buf, n, off))
+	if (kf && serve(kf, buf, n, (uint64_t)off))
 		ret = (ssize_t)n;
-	pthread_rwlock_unlock(&g.lock);
+	leave(&c);
 	errno = saved;
 	return ret;
 }
 
 /* ---- the file position ------------------------------------------------ */
 
-/* Write the position back to the kernel; under the write lock. */
-static int sync_pos(int fd, struct kfile *kf)
+static bool kernel_pos(const struct kfile *kf)
 {
-	off_t r;
-
-	if (kf->shared || kf->pos == kf->kpos)
-		return 0;
-	r = CALL_REAL(lseek, -1, fd, kf->pos, SEEK_SET);
-	if (r < 0)
-		return -1;
-	kf->kpos = r;
-	return 0;
+	return atomic_load(&kf->sh->kernel_pos);
 }
 
+/* Tell the kernel the position, for those who ask it (close, fork, ...). */
+static void write_back(int fd, const struct kfile *kf)
+{
+	int saved = errno;
+
+	if (!kernel_pos(kf))
+		CALL_REAL(lseek, -1, fd, (off_t)atomic_load(&kf->sh->pos), SEEK_SET);
+	errno = saved;
+}
+
+/* Someone who reads the kernel's position shares it: it is theirs now. */
+static void to_kernel_pos(int fd, struct kfile *kf)
+{
+	write_back(fd, kf);
+	atomic_store(&kf->sh->kernel_pos, true);
+}
+
+/*
+ * Bytes at the position, which moves by what was read: the reads of two
+ * threads or processes take turns as under the kernel's f_pos lock.
+ */
 static ssize_t pos_read(int fd, void *buf, size_t n)
 {
+	struct in_shim c;
 	struct kfile *kf;
+	int64_t p;
 	ssize_t ret;
-	int saved = errno;
+	int saved;
 
 	if (!maybe_tracked(fd))
 		return CALL_REAL(read, -1, fd, buf, n);
-	pthread_rwlock_wrlock(&g.lock);
+	saved = errno;
+	enter(&c);
 	kf = file_of(fd);
-	if (kf && !kf->shared && serve(kf, buf, n, kf->pos)) {
-		kf->pos += (off_t)n;
-		errno = saved;
-		ret = (ssize_t)n;
-	} else if (kf && sync_pos(fd, kf)) {
-		ret = -1;
-	} else {
-		errno = saved;
-		ret = CALL_REAL(read, -1, fd, buf, n);
-		if (kf && !kf->shared && ret > 0)
-			kf->pos = kf->kpos += ret;
+	if (!kf || kernel_pos(kf)) {
+		leave(&c);
+		return CALL_REAL(read, -1, fd, buf, n);
 	}
-	pthread_rwlock_unlock(&g.lock);
+	for (;;) {
+		p = atomic_load(&kf->sh->pos);
+		if (serve(kf, buf, n, (uint64_t)p)) {
+			ret = (ssize_t)n;
+			errno = saved;
+		} else {
+			errno = saved;
+			ret = CALL_REAL(pread64, -1, fd, buf, n, p);
+			if (ret <= 0)
+				break;
+		}
+		if (atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret))
+			break;
+	}
+	leave(&c);
 	return ret;
 }
 
@@ -340,27 +943,43 @@ static ssize_t pos_read(int fd, void *buf, size_t n)
 static off_t pos_seek(int fd, off_t off, int whence,
 		      off_t (*seek)(int, off_t, int))
 {
+	struct in_shim c;
 	struct kfile *kf;
-	off_t ret, cur;
+	int64_t p, np;
+	off_t ret;
 
 	if (!maybe_tracked(fd))
 		return seek(fd, off, whence);
-	pthread_rwlock_wrlock(&g.lock);
+	enter(&c);
 	kf = file_of(fd);
-	if (kf && !kf->shared && whence == SEEK_SET && off >= 0) {
-		ret = kf->pos = off;
-	} else if (kf && !kf->shared && whence == SEEK_CUR &&
-		   !__builtin_add_overflow(kf->pos, off, &cur) && cur >= 0) {
-		ret = kf->pos = cur;
-	} else if (kf && sync_pos(fd, kf)) {
-		ret = -1;
-	} else {
-		/* SEEK_END, SEEK_DATA, errors: the kernel decides. */
-		ret = seek(fd, off, whence);
-		if (kf && !kf->shared && ret >= 0)
-			kf->pos = kf->kpos = ret;
+	if (!kf || kernel_pos(kf)) {
+		leave(&c);
+		return seek(fd, off, whence);
 	}
-	pthread_rwlock_unlock(&g.lock);
+	if (whence == SEEK_SET && off >= 0) {
+		atomic_store(&kf->sh->pos, off);
+		ret = off;
+	} else if (whence == SEEK_CUR) {
+		p = atomic_load(&kf->sh->pos);
+		for (;;) {
+			/* The kernel's answer too: EINVAL below 0 or past the top. */
+			if (__builtin_add_overflow(p, (int64_t)off, &np) || np < 0) {
+				errno = EINVAL;
+				ret = -1;
+				break;
+			}
+			if (!off || atomic_compare_exchange_weak(&kf->sh->pos, &p, np)) {
+				ret = np;
+				break;
+			}
+		}
+	} else {
+		/* SEEK_END, SEEK_DATA/HOLE, errors: not from the position. */
+		ret = seek(fd, off, whence);
+		if (ret >= 0)
+			atomic_store(&kf->sh->pos, ret);
+	}
+	leave(&c);
 	return ret;
 }
 
@@ -376,66 +995,94 @@ static off_t seek_real64(int fd, off_t off, int whence)
 
 /* ---- following kcore fds ---------------------------------------------- */
 
-static void kfile_free(struct kfile *kf)
+static void kfile_free(struct retired *r)
 {
-	free(kf->seg);
-	free(kf);
+	struct kfile *kf = (struct kfile *)r;
+
+	page_free(kf->sh, kf->sh_len);
+	page_free(kf, sizeof(*kf));
 }
 
-static void dev_close_locked(void)
+static void dev_unmap(struct kdev *d);
+
+static void dev_free(struct retired *r)
 {
-	atomic_store_explicit(&dev_fd, -1, memory_order_relaxed);
-	kmemdev_close(g.dev);
-	g.dev = NULL;
+	struct kdev *d = (struct kdev *)r;
+	int fd = atomic_load(&d->fd);
+
+	dev_unmap(d);
+	if (fd >= 0)
+		CALL_REAL(close, -1, fd);
+	page_free(d, d->len);
 }
 
-/* Forget fd (closed or about to be); under the write lock. */
-static void drop_locked(int fd, bool write_back)
+static void dev_retire(struct kdev *d)
 {
-	struct kfile *kf = file_of(fd);
+	struct kdev *cur = d;
+	int fd = atomic_load(&d->fd);
 
+	atomic_compare_exchange_strong(&cur_dev, &cur, NULL);
+	if (fd >= 0)
+		atomic_compare_exchange_strong(&dev_fd, &fd, -1);
+	retire(&d->node);
+}
+
+/* An fd no longer names kf. */
+static void put_file(struct kfile *kf)
+{
+	if (atomic_fetch_sub(&kf->refs, 1) != 1)
+		return;
+	if (atomic_fetch_sub(&kf->dev->files, 1) == 1)
+		dev_retire(kf->dev);
+	retire(&kf->node);
+}
+
+/* Another reference to what kf or d already has one of; false if none left. */
+static bool get_ref(atomic_uint *refs)
+{
+	unsigned int r = atomic_load(refs);
+
+	while (r && !atomic_compare_exchange_weak(refs, &r, r + 1))
+		;
+	return r;
+}
+
+/* Forget fd (closed or about to be). */
+static void drop(int fd, bool want_write_back)
+{
+	struct in_shim c;
+	struct kfile *kf;
+	struct kdev *d;
+	sigset_t old;
+	int saved;
+
+	if (fd < 0 || (!maybe_tracked(fd) &&
+		       fd != atomic_load_explicit(&dev_fd, memory_order_relaxed)) ||
+	    !owner_calls())
+		return;
+	saved = errno;
+	block_signals(&old);
+	enter(&c);
 	/*
 	 * The program closes our device fd (closefrom() before exec, say):
 	 * the mapping stays, READV is gone, and we must never close the
 	 * number again - it may be the program's by then.
 	 */
-	if (g.dev && fd == g.dev->fd) {
-		g.dev->fd = -1;
-		atomic_store_explicit(&dev_fd, -1, memory_order_relaxed);
+	d = atomic_load(&cur_dev);
+	if (d && atomic_load(&d->fd) == fd) {
+		atomic_store(&d->fd, -1);
+		atomic_store(&dev_fd, -1);
 	}
-	if (!kf)
-		return;
-	atomic_store_explicit(&fds[fd], NULL, memory_order_relaxed);
-	if (--kf->refs)
-		return;
-	/* A description inherited over exec keeps the program's position. */
-	if (write_back)
-		sync_pos(fd, kf);
-	kfile_free(kf);
-	if (--g.files == 0)
-		dev_close_locked();
-}
-
-static void drop(int fd, bool write_back)
-{
-	int saved = errno;
-
-	if (!maybe_tracked(fd) &&
-	    (fd < 0 || fd != atomic_load_explicit(&dev_fd, memory_order_relaxed)))
-		return;
-	if (!owner_calls())
-		return;
-	pthread_rwlock_wrlock(&g.lock);
-	drop_locked(fd, write_back);
-	pthread_rwlock_unlock(&g.lock);
+	kf = fd < KCORE_FD_MAX ? atomic_exchange(&fds[fd], NULL) : NULL;
+	if (kf) {
+		/* A description inherited over exec keeps the program's position. */
+		if (want_write_back)
+			write_back(fd, kf);
+		put_file(kf);
+	}
+	leave(&c);
+	restore_signals(&old);
 	errno = saved;
-}
-
-static int cmp_kseg(const void *pa, const void *pb)
-{
-	const struct kseg *a = pa, *b = pb;
-
-	return a->off < b->off ? -1 : a->off > b->off;
 }
 
 static enum seg_kind seg_kind(const struct kmem_ro_info *in,
@@ -450,65 +1097,328 @@ static enum seg_kind seg_kind(const struct kmem_ro_info *in,
 	return SEG_OTHER;
 }
 
-/*
- * The PT_LOAD segments of a kcore fd, by file offset; NULL if unusable.
- * Its pread()s reach our wrapper, which leaves an fd not yet followed to
- * the kernel.
- */
-static struct kfile *kfile_new(int fd)
+/* qsort() may malloc(): a heapsort by file offset. */
+static void sift(struct kseg *a, size_t i, size_t n)
 {
-	struct kmemdev_kcore kc = { .fd = -1 };
-	struct kfile *kf;
-	unsigned int i, n = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		struct kseg t;
 
-	if (kmemdev__kcore_parse(fd, &kc))
-		return NULL;
-	kf = calloc(1, sizeof(*kf));
-	if (kf)
-		kf->seg = calloc(kc.nr ? kc.nr : 1, sizeof(*kf->seg));
-	if (!kf || !kf->seg)
-		goto fail;
-	for (i = 0; i < kc.nr; i++) {
-		const struct kmemdev_kseg *s = &kc.load[i];
-
-		if (!s->filesz)
-			continue;
-		kf->seg[n++] = (struct kseg){
-			.off = s->offset,
-			.end = s->offset + s->filesz,
-			.vaddr = s->vaddr,
-			.paddr = s->paddr,
-		};
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1].off > a[c].off)
+			c++;
+		if (a[i].off >= a[c].off)
+			return;
+		t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+		i = c;
 	}
-	qsort(kf->seg, n, sizeof(*kf->seg), cmp_kseg);
+}
+
+static void sort_segs(struct kseg *a, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift(a, i, n);
+	for (i = n; i-- > 1;) {
+		struct kseg t = a[0];
+
+		a[0] = a[i];
+		a[i] = t;
+		sift(a, 0, i);
+	}
+}
+
+static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n;
+
+		if (off > (uint64_t)INT64_MAX)
+			return false;
+		n = CALL_REAL(pread64, -1, fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return true;
+}
+
+#if defined(__x86_64__)
+#define KCORE_MACHINE	EM_X86_64
+#elif defined(__aarch64__)
+#define KCORE_MACHINE	EM_AARCH64
+#endif
+
+/* An ELF64 core of this machine, as kmemdev__kcore_parse() checks it. */
+static bool kcore_ehdr(const Elf64_Ehdr *eh)
+{
+	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	       eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_ident[EI_DATA] == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+					ELFDATA2LSB : ELFDATA2MSB) &&
+	       eh->e_ident[EI_VERSION] == EV_CURRENT && eh->e_type == ET_CORE &&
+#ifdef KCORE_MACHINE
+	       eh->e_machine == KCORE_MACHINE &&
+#endif
+	       eh->e_phentsize == sizeof(Elf64_Phdr) && eh->e_phoff;
+}
+
+/*
+ * The PT_LOAD segments of a kcore fd, by file offset, in a MAP_SHARED
+ * mapping; NULL if unusable.  Its reads go to the kernel directly.
+ */
+static struct kshared *kshared_new(int fd, size_t *lenp)
+{
+	Elf64_Phdr ph[PHDR_CHUNK];
+	struct kshared *sh;
+	unsigned int n = 0;
+	uint32_t count, i;
+	Elf64_Ehdr eh;
+	size_t len;
+
+	if (!pread_all(fd, &eh, sizeof(eh), 0) || !kcore_ehdr(&eh))
+		return NULL;
+	count = eh.e_phnum;
+	if (count == PN_XNUM) {
+		Elf64_Shdr sh0;
+
+		if (!eh.e_shoff || eh.e_shentsize != sizeof(sh0) ||
+		    !pread_all(fd, &sh0, sizeof(sh0), eh.e_shoff))
+			return NULL;
+		count = sh0.sh_info;
+	}
+	if (!count || count > PHDR_MAX)
+		return NULL;
+	len = sizeof(*sh) + (size_t)count * sizeof(sh->seg[0]);
+	sh = page_alloc(len, true);
+	if (!sh)
+		return NULL;
+	for (i = 0; i < count; ) {
+		uint32_t m = count - i < PHDR_CHUNK ? count - i : PHDR_CHUNK;
+
+		if (!pread_all(fd, ph, m * sizeof(*ph), eh.e_phoff + (uint64_t)i * sizeof(*ph)))
+			goto fail;
+		for (uint32_t j = 0; j < m; j++) {
+			const Elf64_Phdr *p = &ph[j];
+
+			if (p->p_type != PT_LOAD || !p->p_memsz)
+				continue;
+			/* Wrapping segments or file ranges: not a core we can read. */
+			if (p->p_vaddr + (p->p_memsz - 1) < p->p_vaddr ||
+			    (p->p_filesz && p->p_offset + (p->p_filesz - 1) < p->p_offset))
+				goto fail;
+			if (!p->p_filesz)
+				continue;
+			sh->seg[n++] = (struct kseg){
+				.off = p->p_offset,
+				.end = p->p_offset + p->p_filesz,
+				.vaddr = p->p_vaddr,
+				.paddr = p->p_paddr,
+			};
+		}
+		i += m;
+	}
+	sort_segs(sh->seg, n);
 	/* Overlapping file ranges would make an offset ambiguous. */
 	for (i = 1; i < n; i++)
-		if (kf->seg[i].off < kf->seg[i - 1].end)
+		if (sh->seg[i].off < sh->seg[i - 1].end)
 			goto fail;
-	kf->nr = n;
-	kf->refs = 1;
-	kmemdev__kcore_release(&kc);
-	return kf;
+	sh->nr = n;
+	*lenp = len;
+	return sh;
 fail:
-	if (kf)
-		kfile_free(kf);
-	kmemdev__kcore_release(&kc);
+	page_free(sh, len);
 	return NULL;
 }
 
-static int device_open(struct kmemdev **out)
+/* The driver's System RAM list, sorted, in pages of ours; NULL on failure. */
+static struct kmem_ro_range *ram_list(int fd, struct kmem_ro_info *in,
+				      unsigned int *nr, size_t *len)
 {
-	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
-	struct kmemdev *h;
+	struct kmem_ro_range *ram = NULL;
+	unsigned int cap = 0;
 
-	if (kmemdev_open(&h, &opts))
-		return -1;
-	if (!(h->info.features & KMEM_RO_FEAT_READV)) {
-		kmemdev_close(h);
-		return -1;
+	for (int tries = 0; tries < RAM_TRIES; tries++) {
+		struct kmem_ro_info arg = {
+			.size = sizeof(arg),
+			.ram_addr = (uintptr_t)ram,
+			.ram_cap = cap,
+		};
+
+		if (ioctl(fd, KMEM_RO_IOC_INFO, &arg) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (arg.ram_count <= cap) {
+			*in = arg;
+			*nr = arg.ram_count;
+			/* Insertion sort: a few ranges, and no malloc(). */
+			for (unsigned int i = 1; i < *nr; i++)
+				for (unsigned int j = i;
+				     j && ram[j].start < ram[j - 1].start; j--) {
+					struct kmem_ro_range t = ram[j];
+
+					ram[j] = ram[j - 1];
+					ram[j - 1] = t;
+				}
+			for (unsigned int i = 0; i < *nr; i++)
+				if (ram[i].end <= ram[i].start)	/* counted, not written */
+					goto fail;
+			if (!ram)
+				return (*len = 1, page_alloc(1, false));
+			*len = cap * sizeof(*ram);
+			return ram;
+		}
+		if (ram)
+			page_free(ram, cap * sizeof(*ram));
+		cap = arg.ram_count;
+		ram = page_alloc(cap * sizeof(*ram), false);
+		if (!ram)
+			return NULL;
 	}
-	*out = h;
+fail:
+	if (ram)
+		page_free(ram, cap * sizeof(*ram));
+	return NULL;
+}
+
+/* Map range i of d rounded inward to pages; -errno of mmap(), 0 if done. */
+static int dev_map_range(struct kdev *d, unsigned int i, int fd)
+{
+	uint64_t mask = (uint64_t)d->info.page_size - 1;
+	const struct kmem_ro_range *r = &d->range[i];
+	uint64_t start = r->start > UINT64_MAX - mask ? UINT64_MAX : (r->start + mask) & ~mask;
+	uint64_t end = r->end & ~mask;
+	void *p;
+
+	if (end <= start || start > (uint64_t)INT64_MAX || end - start > SIZE_MAX)
+		return 0;
+	p = CALL_REAL(mmap, MAP_FAILED, NULL, end - start, PROT_READ, MAP_SHARED, fd,
+		      (off_t)start);
+	if (p == MAP_FAILED)
+		return -errno;
+	as_changed(p, end - start);	/* read-only where a buffer may have been */
+	d->map[i] = (struct kmap){ .start = start, .len = end - start, .base = p };
 	return 0;
+}
+
+static struct kdev *dev_alloc(const struct kmem_ro_info *in, unsigned int n)
+{
+	size_t len = sizeof(struct kdev) +
+		     n * (sizeof(struct kmem_ro_range) + sizeof(struct kmap));
+	struct kdev *d = page_alloc(len, false);
+
+	if (!d)
+		return NULL;
+	d->len = len;
+	d->info = *in;
+	d->range = (struct kmem_ro_range *)(d + 1);
+	d->map = (struct kmap *)(d->range + n);
+	return d;
+}
+
+static void dev_unmap(struct kdev *d)
+{
+	for (unsigned int i = 0; i < d->nr; i++)
+		if (d->map[i].base)
+			page_free(d->map[i].base, d->map[i].len);
+}
+
+/*
+ * Open the device, shake hands and map what may be mapped: all System RAM,
+ * or (mmap_ram=0) the text only.  Signals are blocked.
+ */
+static struct kdev *dev_new(void)
+{
+	struct kmem_ro_range *ram;
+	struct kmem_ro_info in;
+	struct kdev *d = NULL;
+	unsigned int nr = 0, i;
+	size_t ram_len = 0;
+	struct stat st;
+	int fd;
+
+	fd = CALL_REAL(open, -1, KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		goto out_close;
+	ram = ram_list(fd, &in, &nr, &ram_len);
+	if (!ram)
+		goto out_close;
+	if (in.abi_version < 1 || !(in.ioctls & (1ULL << _IOC_NR(KMEM_RO_IOC_INFO))) ||
+	    !(in.features & KMEM_RO_FEAT_READV))
+		goto out_ram;
+	if (in.features & KMEM_RO_FEAT_MMAP_RAM) {
+		d = dev_alloc(&in, nr);
+		if (!d)
+			goto out_ram;
+		memcpy(d->range, ram, nr * sizeof(*ram));
+		d->nr = nr;
+		for (i = 0; i < nr && dev_map_range(d, i, fd) != -EPERM; i++)
+			;
+		if (i < nr) {	/* mmap_ram=0 since the handshake */
+			dev_unmap(d);
+			page_free(d, d->len);
+			d = NULL;
+		}
+	}
+	if (!d) {
+		d = dev_alloc(&in, 1);
+		if (!d)
+			goto out_ram;
+		if ((in.features & KMEM_RO_FEAT_MMAP_TEXT) &&
+		    !kmemdev__text_range(&in, &d->range[0])) {
+			d->nr = 1;
+			dev_map_range(d, 0, fd);
+		}
+	}
+	page_free(ram, ram_len);
+	atomic_init(&d->fd, fd);
+	atomic_init(&d->files, 1);
+	d->node.free = dev_free;
+	return d;
+
+out_ram:
+	page_free(ram, ram_len);
+out_close:
+	CALL_REAL(close, -1, fd);
+	return NULL;
+}
+
+/* The device for one more file (a reference); inside the shim. */
+static struct kdev *dev_get(void)
+{
+	for (;;) {
+		struct kdev *d = atomic_load(&cur_dev), *none = NULL;
+
+		if (d) {
+			if (get_ref(&d->files))
+				return d;
+			/* Its last file went: whoever retires it clears this too. */
+			atomic_compare_exchange_strong(&cur_dev, &d, NULL);
+			continue;
+		}
+		d = dev_new();
+		if (!d)
+			return NULL;
+		if (atomic_compare_exchange_strong(&cur_dev, &none, d)) {
+			atomic_store(&dev_fd, atomic_load(&d->fd));
+			return d;
+		}
+		dev_free(&d->node);	/* another thread was first */
+	}
 }
 
 static bool named_kcore(const char *path, int flags)
@@ -521,53 +1431,54 @@ static bool named_kcore(const char *path, int flags)
 	return !strcmp(base ? base + 1 : path, "kcore");
 }
 
-/*
- * A successful open*() returned fd: follow it if it is /proc/kcore.  The
- * device is opened outside the lock: its open() comes back through here.
- */
+/* A successful open*() returned fd: follow it if it is /proc/kcore. */
 static int opened(const char *path, int flags, int fd)
 {
-	struct kmemdev *h = NULL;
-	struct kfile *kf;
+	struct kshared *sh;
+	struct kfile *kf, *prev;
 	struct statfs sfs;
-	unsigned int i;
-	bool have;
+	struct in_shim c;
+	struct kdev *d;
+	sigset_t old;
+	size_t len = 0;
+	off_t pos;
 	int saved = errno;
 
 	if (fd < 0)
 		return fd;
 	drop(fd, false);	/* closed behind our back (e.g. by a raw syscall) */
-	if (fd >= KCORE_FD_MAX || !named_kcore(path, flags) || !owner_calls() ||
-	    fstatfs(fd, &sfs) || sfs.f_type != PROC_SUPER_MAGIC)
+	if (fd >= KCORE_FD_MAX || !named_kcore(path, flags) ||
+	    fstatfs(fd, &sfs) || sfs.f_type != PROC_SUPER_MAGIC || !owner_calls())
 		goto out;
-	kf = kfile_new(fd);
-	if (!kf)
-		goto out;
-	pthread_rwlock_rdlock(&g.lock);
-	have = g.dev;
-	pthread_rwlock_unlock(&g.lock);
-	if (!have && device_open(&h)) {
-		kfile_free(kf);
-		goto out;
+	block_signals(&old);
+	sh = kshared_new(fd, &len);
+	kf = sh ? page_alloc(sizeof(*kf), false) : NULL;
+	pos = kf ? CALL_REAL(lseek, -1, fd, 0, SEEK_CUR) : -1;
+	if (pos >= 0) {
+		enter(&c);
+		d = dev_get();
+		if (d) {
+			for (unsigned int i = 0; i < sh->nr; i++)
+				sh->seg[i].kind = seg_kind(&d->info, &sh->seg[i]);
+			atomic_store(&sh->pos, pos);
+			atomic_init(&kf->refs, 1);
+			kf->sh = sh;
+			kf->sh_len = len;
+			kf->dev = d;
+			kf->node.free = kfile_free;
+			prev = atomic_exchange(&fds[fd], kf);
+			if (prev)	/* only a raw close and reopen elsewhere */
+				put_file(prev);
+			kf = NULL;
+			sh = NULL;
+		}
+		leave(&c);
 	}
-
-	pthread_rwlock_wrlock(&g.lock);
-	if (!g.dev && h) {
-		g.dev = h;
-		h = NULL;
-		atomic_store_explicit(&dev_fd, g.dev->fd, memory_order_relaxed);
-	}
-	if (g.dev) {
-		for (i = 0; i < kf->nr; i++)
-			kf->seg[i].kind = seg_kind(&g.dev->info, &kf->seg[i]);
-		atomic_store_explicit(&fds[fd], kf, memory_order_relaxed);
-		g.files++;
-		kf = NULL;
-	}
-	pthread_rwlock_unlock(&g.lock);
 	if (kf)
-		kfile_free(kf);
-	kmemdev_close(h);	/* another thread was first */
+		page_free(kf, sizeof(*kf));
+	if (sh)
+		page_free(sh, len);
+	restore_signals(&old);
 out:
 	errno = saved;
 	return fd;
@@ -576,59 +1487,72 @@ out:
 /* newfd now names what oldfd names (dup, dup2, dup3, F_DUPFD). */
 static int duped(int oldfd, int newfd)
 {
-	struct kfile *kf;
-	int saved = errno;
+	struct kfile *kf, *prev;
+	struct in_shim c;
+	sigset_t old;
+	int saved;
 
 	if (newfd < 0 || newfd == oldfd ||
 	    (!maybe_tracked(oldfd) && !maybe_tracked(newfd)) || !owner_calls())
 		return newfd;
-	pthread_rwlock_wrlock(&g.lock);
-	drop_locked(newfd, false);
+	saved = errno;
+	block_signals(&old);
+	enter(&c);
+	prev = newfd < KCORE_FD_MAX ? atomic_exchange(&fds[newfd], NULL) : NULL;
+	if (prev)
+		put_file(prev);
 	kf = file_of(oldfd);
 	if (kf && newfd < KCORE_FD_MAX) {
-		kf->refs++;
-		atomic_store_explicit(&fds[newfd], kf, memory_order_relaxed);
+		if (get_ref(&kf->refs)) {
+			prev = atomic_exchange(&fds[newfd], kf);
+			if (prev)
+				put_file(prev);
+		}
 	} else if (kf) {
 		/* reads through newfd use the kernel's position from now on */
-		sync_pos(oldfd, kf);
-		kf->shared = true;
+		to_kernel_pos(oldfd, kf);
 	}
-	pthread_rwlock_unlock(&g.lock);
+	leave(&c);
+	restore_signals(&old);
 	errno = saved;
 	return newfd;
 }
 
 /* ---- fork ---------------------------------------------------------------- */
 
-/*
- * Hold the lock over fork (so the child's copy of the state is whole) and
- * write every position back: parent and child share them from now on.
- */
+/* For a child that execs: the kernel's positions as the shim's. */
 static void atfork_prepare(void)
 {
-	int fd;
+	struct in_shim c;
 
-	pthread_rwlock_wrlock(&g.lock);
-	for (fd = 0; fd < KCORE_FD_MAX; fd++) {
+	enter(&c);
+	for (int fd = 0; fd < KCORE_FD_MAX; fd++) {
 		struct kfile *kf = file_of(fd);
 
-		if (kf) {
-			sync_pos(fd, kf);
-			kf->shared = true;
-		}
+		if (kf)
+			write_back(fd, kf);
 	}
+	leave(&c);
 }
 
-static void atfork_parent(void)
-{
-	pthread_rwlock_unlock(&g.lock);
-}
-
-/* The child's thread is not the one that locked: start a fresh lock. */
+/*
+ * The child has one thread, under a new tid: only its calls can be inside
+ * the shim.  Its pages may differ (MADV_DONTFORK): none known writable.
+ */
 static void atfork_child(void)
 {
+	unsigned int hi = atomic_load(&cells_hi);
+
 	atomic_store(&owner, getpid());
-	pthread_rwlock_init(&g.lock, NULL);
+	for (unsigned int i = 0; i < hi; i++)
+		if (&cells[i] != my_cell) {
+			atomic_store(&cells[i].depth, 0);
+			atomic_store(&cells[i].tid, 0);
+		}
+	if (my_cell)
+		atomic_store(&my_cell->tid, gettid());
+	atomic_store(&overflow, 0);
+	as_changed_all();
 }
 
 /* ---- the wrapped functions ---------------------------------------------- */
@@ -755,23 +1679,27 @@ KCORE_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	return pos_read(fd, buf, n);
 }
 
+/* Through the kernel, at the shim's position, which then moves. */
 KCORE_API ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
+	struct in_shim c;
 	struct kfile *kf;
+	int64_t p;
 	ssize_t ret;
 
 	if (!maybe_tracked(fd))
 		return CALL_REAL(readv, -1, fd, iov, cnt);
-	pthread_rwlock_wrlock(&g.lock);
+	enter(&c);
 	kf = file_of(fd);
-	if (kf && sync_pos(fd, kf)) {
-		ret = -1;
-	} else {
-		ret = CALL_REAL(readv, -1, fd, iov, cnt);
-		if (kf && !kf->shared && ret > 0)
-			kf->pos = kf->kpos += ret;
+	if (!kf || kernel_pos(kf)) {
+		leave(&c);
+		return CALL_REAL(readv, -1, fd, iov, cnt);
 	}
-	pthread_rwlock_unlock(&g.lock);
+	do {
+		p = atomic_load(&kf->sh->pos);
+		ret = CALL_REAL(preadv, -1, fd, iov, cnt, p);
+	} while (ret > 0 && !atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret));
+	leave(&c);
 	return ret;
 }
 
@@ -871,16 +1799,15 @@ KCORE_API int fcntl64(int fd, int cmd, ...)
 /* stdio reads at the kernel's position from now on. */
 KCORE_API FILE *fdopen(int fd, const char *mode)
 {
+	struct in_shim c;
 	struct kfile *kf;
 
 	if (maybe_tracked(fd)) {
-		pthread_rwlock_wrlock(&g.lock);
+		enter(&c);
 		kf = file_of(fd);
-		if (kf) {
-			sync_pos(fd, kf);
-			kf->shared = true;
-		}
-		pthread_rwlock_unlock(&g.lock);
+		if (kf)
+			to_kernel_pos(fd, kf);
+		leave(&c);
 	}
 	return CALL_REAL(fdopen, NULL, fd, mode);
 }
@@ -890,4 +1817,156 @@ KCORE_API int fclose(FILE *f)
 	if (f)
 		drop(fileno(f), false);
 	return CALL_REAL(fclose, EOF, f);
+}
+
+/* ---- address space changes that may take write access away ---------------- */
+
+static bool writable_anon(int prot, int flags)
+{
+	return (prot & PROT_WRITE) && (flags & MAP_ANONYMOUS);
+}
+
+/*
+ * What a new or replaced mapping covers: the old pages too if MAP_FIXED.
+ * Fresh anonymous writable memory takes a write without a fault (huge
+ * pages may SIGBUS when none are left: not those).
+ */
+static void mapped(void *p, void *addr, size_t len, int prot, int flags)
+{
+	uintptr_t hi;
+
+	if (writable_anon(prot, flags)) {
+		if (p != MAP_FAILED && !(flags & (MAP_HUGETLB | MAP_GROWSDOWN)) &&
+		    !__builtin_add_overflow((uintptr_t)p, len, &hi) &&
+		    hi <= UINTPTR_MAX - page_size)
+			wr_add((uintptr_t)p, (hi + page_size - 1) & ~(page_size - 1));
+		return;
+	}
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+		as_changed(addr, len);
+	if (p != MAP_FAILED && p != addr)
+		as_changed(p, len);
+}
+
+KCORE_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = CALL_REAL(mmap, MAP_FAILED, addr, len, prot, flags, fd, off);
+
+	mapped(p, addr, len, prot, flags);
+	return p;
+}
+
+KCORE_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	void *p = CALL_REAL(mmap64, MAP_FAILED, addr, len, prot, flags, fd, off);
+
+	mapped(p, addr, len, prot, flags);
+	return p;
+}
+
+KCORE_API int munmap(void *addr, size_t len)
+{
+	int r = CALL_REAL(munmap, -1, addr, len);
+
+	as_changed(addr, len);
+	return r;
+}
+
+KCORE_API int mprotect(void *addr, size_t len, int prot)
+{
+	int r = CALL_REAL(mprotect, -1, addr, len, prot);
+
+	if (!(prot & PROT_WRITE))
+		as_changed(addr, len);
+	return r;
+}
+
+KCORE_API int pkey_mprotect(void *addr, size_t len, int prot, int pkey)
+{
+	int r = CALL_REAL(pkey_mprotect, -1, addr, len, prot, pkey);
+
+	as_changed(addr, len);
+	return r;
+}
+
+KCORE_API int pkey_set(int key, unsigned int rights)
+{
+	int r = CALL_REAL(pkey_set, -1, key, rights);
+
+	as_changed_all();
+	return r;
+}
+
+KCORE_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL, *p;
+	va_list ap;
+
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	p = CALL_REAL(mremap, MAP_FAILED, old, old_len, new_len, flags, new_addr);
+	as_changed(old, old_len);
+	if (flags & MREMAP_FIXED)
+		as_changed(new_addr, new_len);
+	if (p != MAP_FAILED)
+		as_changed(p, new_len);
+	return p;
+}
+
+/*
+ * Advice that keeps pages writable (or only matters at fork, which counts
+ * anyway): MADV_NORMAL..MADV_DONTNEED (0-4) and MADV_FREE..MADV_COLLAPSE
+ * (8-25).  Poison, soft offline, guard pages and anything newer count.
+ */
+KCORE_API int madvise(void *addr, size_t len, int advice)
+{
+	int r = CALL_REAL(madvise, -1, addr, len, advice);
+
+	if (advice < 0 || (advice > 4 && advice < 8) || advice > 25)
+		as_changed(addr, len);
+	return r;
+}
+
+KCORE_API void *shmat(int id, const void *addr, int flags)
+{
+	void *p = CALL_REAL(shmat, (void *)-1, id, addr, flags);
+
+	as_changed_all();
+	return p;
+}
+
+KCORE_API int shmdt(const void *addr)
+{
+	int r = CALL_REAL(shmdt, -1, addr);
+
+	as_changed_all();
+	return r;
+}
+
+KCORE_API int brk(void *addr)
+{
+	int r = CALL_REAL(brk, -1, addr);
+
+	as_changed_all();
+	return r;
+}
+
+KCORE_API void *sbrk(intptr_t delta)
+{
+	void *p = CALL_REAL(sbrk, (void *)-1, delta);
+
+	if (delta < 0)
+		as_changed_all();
+	return p;
+}
+
+KCORE_API int dlclose(void *handle)
+{
+	int r = CALL_REAL(dlclose, -1, handle);
+
+	as_changed_all();
+	return r;
 }

@@ -10,14 +10,22 @@
  * (Debian's python3-drgn) reads the same bytes too, at >= 100x fewer system
  * calls per read.  With the device absent,
  * unopenable, or RAM mmap off, the output stays identical.
+ *
+ * Under signals and fork (issue #16): a thousand reads cut short by a
+ * signal whose handler reads kcore itself and siglongjmps out; a reader
+ * that forks and reads on in both processes, on one shared file position,
+ * each at a fraction of the plain reader's system calls; reads into
+ * buffers that are or become unwritable (EFAULT, as kcore).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +50,12 @@
 #define DRGN_TEXT	2000
 #define DRGN_RAM	1000
 #define DRGN_READS	(DRGN_TEXT + 2 * DRGN_RAM)
+
+/* Signals and fork. */
+#define CUTS		1000
+#define HANG_SECONDS	240
+#define FORK_READS	2000
+#define FORK_REGION	(2 * FORK_READS * 64)
 
 struct run {
 	const char *out;
@@ -308,6 +322,290 @@ START_TEST(drgn_same_bytes)
 }
 END_TEST
 
+/*
+ * Run the reader on SPEC untraced (its signals delivered), killed after
+ * HANG_SECONDS: its wait status, or -1 if it hung.
+ */
+static int run_untraced(const char *out, bool preload)
+{
+	struct run r = { out, preload, NULL, false };
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		exec_reader(&r, 0);
+	for (int i = 0; i < HANG_SECONDS * 10; i++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		ck_assert_int_ge(w, 0);
+		if (w == pid)
+			return status;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+static void assert_exited(const char *what, int status)
+{
+	ck_assert_msg(status != -1, "%s: reader still running after %d s (deadlock?)",
+		      what, HANG_SECONDS);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "%s: reader %s %d", what,
+		      WIFSIGNALED(status) ? "killed by signal" : "exited with",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+static bool output_has(const char *path, const char *line)
+{
+	size_t n;
+	char *text = slurp_file(path, &n);
+	bool found = strstr(text, line) != NULL;
+
+	free(text);
+	return found;
+}
+
+/* No line of the output says WRONG; else the first that does. */
+static void assert_nothing_wrong(const char *path)
+{
+	size_t n;
+	char *text = slurp_file(path, &n), *w = strstr(text, "WRONG"), *start = w;
+
+	while (start && start > text && start[-1] != '\n')
+		start--;
+	ck_assert_msg(!w, "%s: %.*s", path, w ? (int)strcspn(start, "\n") : 0, start ? start : "");
+	free(text);
+}
+
+static FILE *spec_open(void)
+{
+	FILE *f = fopen(SPEC, "we");
+
+	ck_assert_ptr_nonnull(f);
+	return f;
+}
+
+/*
+ * CUTS reads cut short by SIGALRM, whose handler reads kcore (pread, dup
+ * + pread + close, lseek + read of a second fd) and siglongjmps out of the
+ * interrupted read: kernel text and rodata's direct-map alias (the
+ * mapping) and a vmalloc buffer (READV), every read checked against the
+ * kernel's answer.  Then the fd reads on as before, and closing it lets
+ * go of the device.  The shim once took a lock in these calls: a handler
+ * that interrupted it waited for itself.
+ */
+START_TEST(signal_longjmp)
+{
+	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len");
+	uint64_t rs = vt_kallsyms("__start_rodata");
+	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	char want[128];
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	ck_assert(rs && re > rs && vlen >= 4096);
+	f = spec_open();
+	fprintf(f, "I %d %#jx %#jx %#jx %#jx %#jx %#jx\n", CUTS,
+		(uintmax_t)in.text_start, (uintmax_t)in.text_end,
+		(uintmax_t)direct(&in, rs), (uintmax_t)direct(&in, re),
+		(uintmax_t)vbuf, (uintmax_t)(vbuf + vlen));
+	fprintf(f, "l %#jx 64\np 128\nc 4096 64\n", (uintmax_t)in.text_start + 0x5000);
+	fprintf(f, "v %#jx 4096\nv %#jx 4096\nv %#jx 64\n", (uintmax_t)in.text_start + 0x6000,
+		(uintmax_t)direct(&in, rs), (uintmax_t)vbuf);
+	fprintf(f, "C\nv %#jx 64\n", (uintmax_t)in.text_start);
+	ck_assert_int_eq(fclose(f), 0);
+
+	assert_exited("plain", run_untraced(OUT_PLAIN, false));
+	assert_exited("with the preload", run_untraced(OUT_PRELOAD, true));
+	snprintf(want, sizeof(want),
+		 "I %d cut: done, handler reads as-kcore\nI reads as-kcore\n", CUTS);
+	ck_assert_msg(output_has(OUT_PLAIN, want), "plain kcore: not %s", want);
+	ck_assert(output_has(OUT_PLAIN, "C devfds 0 maps 0\n"));
+	assert_same_output();
+}
+END_TEST
+
+/* System calls of a process tree: the reader and the child it forks. */
+struct tree_calls {
+	long reader;
+	long child;
+	int children;
+	int status;
+};
+
+static bool was_seen(const pid_t *seen, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (seen[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * Run the reader under ptrace, following its forks; count each process's
+ * system calls (entries).  Signals are delivered.  PTRACE_O_EXITKILL: the
+ * tracees die with the test.
+ */
+static void trace_tree(bool preload, struct tree_calls *c)
+{
+	struct run r = { OUT_PLAIN, preload, NULL, false };
+	pid_t root, pid, seen[16];
+	int st, nseen = 0;
+
+	if (preload)
+		r.out = OUT_PRELOAD;
+	*c = (struct tree_calls){ .status = -1 };
+	root = fork();
+	ck_assert_int_ge(root, 0);
+	if (root == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(121);
+		raise(SIGSTOP);
+		exec_reader(&r, 0);
+	}
+	ck_assert_int_eq(waitpid(root, &st, 0), root);
+	ck_assert(WIFSTOPPED(st));
+	ck_assert_int_eq(ptrace(PTRACE_SETOPTIONS, root, NULL,
+				(void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
+					 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+					 PTRACE_O_EXITKILL)), 0);
+	ck_assert_int_eq(ptrace(PTRACE_SYSCALL, root, NULL, NULL), 0);
+	for (;;) {
+		struct __ptrace_syscall_info info;
+		unsigned long msg;
+		int sig = 0;
+
+		pid = waitpid(-1, &st, __WALL);
+		ck_assert_int_gt(pid, 0);
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (pid == root) {
+				c->status = st;
+				return;
+			}
+			continue;
+		}
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			ck_assert_int_gt(ptrace(PTRACE_GET_SYSCALL_INFO, pid,
+						(void *)sizeof(info), &info), 0);
+			if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+				(pid == root ? &c->reader : &c->child)[0]++;
+		} else if (st >> 16 == PTRACE_EVENT_FORK || st >> 16 == PTRACE_EVENT_VFORK) {
+			ck_assert_int_eq(ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg), 0);
+			c->children++;
+		} else if (st >> 16) {
+			/* exec, ...: an event, not a signal */
+		} else if (pid != root && WSTOPSIG(st) == SIGSTOP && !was_seen(seen, nseen, pid)) {
+			/* a new child's first stop, maybe before its fork event */
+			ck_assert_int_lt(nseen, 16);
+			seen[nseen++] = pid;
+		} else {
+			sig = WSTOPSIG(st);
+		}
+		ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig);
+	}
+}
+
+/*
+ * The reader forks; parent and child take turns on the file position they
+ * share (and pread the fd they share), then each makes FORK_READS 64-byte
+ * read()s on that one position, and FORK_READS preads of a kcore fd it
+ * opens, at once; in rodata's direct-map alias.  Same bytes as kcore, each chunk read by
+ * exactly one of them, and the position ends where kcore's would - at a
+ * fraction of the plain reader's system calls in each process (the shim
+ * once gave read() and lseek() back to the kernel after fork).
+ */
+START_TEST(fork_reads_on)
+{
+	uint64_t rs = vt_kallsyms("__start_rodata");
+	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	struct tree_calls plain, pre;
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	char want[128];
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	/* rodata, through the direct map: stable bytes, the RAM mapping */
+	ck_assert(rs && re - rs >= FORK_REGION + 0x1000);
+	f = spec_open();
+	fprintf(f, "F %d %#jx %d\n", FORK_READS, (uintmax_t)direct(&in, rs) + 0x1000, FORK_REGION);
+	fprintf(f, "p 64\nl %#jx 64\np 64\n", (uintmax_t)in.text_start + 0x3000);
+	ck_assert_int_eq(fclose(f), 0);
+
+	trace_tree(false, &plain);
+	trace_tree(true, &pre);
+	printf("kcore_preload: fork, %d preads + %d read()s in each process: "
+	       "syscalls plain %ld reader / %ld child, with the preload %ld / %ld\n",
+	       FORK_READS, FORK_READS, plain.reader, plain.child, pre.reader, pre.child);
+	assert_exited("plain", plain.status);
+	assert_exited("with the preload", pre.status);
+	ck_assert_int_eq(plain.children, 1);
+	ck_assert_int_eq(pre.children, 1);
+	snprintf(want, sizeof(want),
+		 "F %d reads each on one position: each chunk once, position then %+d\n",
+		 FORK_READS, FORK_REGION);
+	ck_assert_msg(output_has(OUT_PLAIN, want), "plain kcore: %s", want);
+	assert_nothing_wrong(OUT_PLAIN);
+	assert_nothing_wrong(OUT_PRELOAD);
+	assert_same_output();
+	ck_assert_int_ge(plain.child, 2 * FORK_READS);
+	ck_assert_msg(pre.child * 50 <= plain.child,
+		      "child: %ld system calls with the preload, %ld without",
+		      pre.child, plain.child);
+	ck_assert_msg(pre.reader * 10 <= plain.reader,
+		      "parent: %ld system calls with the preload, %ld without",
+		      pre.reader, plain.reader);
+}
+END_TEST
+
+/*
+ * pread() and read() into a buffer that was never writable, was made
+ * read-only after a read, straddles into a read-only page, or was
+ * unmapped: -1/EFAULT as kcore gives, for the mapping (text, direct map)
+ * and READV (vmalloc) alike; the position stays where kcore leaves it.
+ */
+START_TEST(unwritable_buffer)
+{
+	static const char *const failing[] = {
+		"never-writable", "made-read-only", "read()-read-only", "unmapped",
+	};
+	uint64_t rs = vt_kallsyms("__start_rodata"), addr[3];
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	char want[128];
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	addr[0] = in.text_start + 0x7000;
+	addr[1] = direct(&in, rs) + 0x200;
+	addr[2] = vt_testobj("vbuf");
+	f = spec_open();
+	fprintf(f, "E %#jx %#jx %#jx\n", (uintmax_t)addr[0], (uintmax_t)addr[1],
+		(uintmax_t)addr[2]);
+	fprintf(f, "v %#jx 64\n", (uintmax_t)addr[0]);
+	ck_assert_int_eq(fclose(f), 0);
+
+	assert_exited("plain", run_untraced(OUT_PLAIN, false));
+	assert_exited("with the preload", run_untraced(OUT_PRELOAD, true));
+	/* What kcore does is the reference; make sure it is EFAULT. */
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) {
+			snprintf(want, sizeof(want), "E %s %#jx -14 ", failing[j],
+				 (uintmax_t)addr[i]);
+			ck_assert_msg(output_has(OUT_PLAIN, want), "plain kcore: no \"%s\"", want);
+		}
+	assert_same_output();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kcore_preload");
@@ -315,6 +613,12 @@ int main(void)
 
 	tcase_add_test(tc, same_bytes_fewer_syscalls);
 	tcase_add_test(tc, drgn_same_bytes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("signals_fork");
+	tcase_add_test(tc, signal_longjmp);
+	tcase_add_test(tc, fork_reads_on);
+	tcase_add_test(tc, unwritable_buffer);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fallback");

@@ -28,6 +28,19 @@
  *	V			vfork(); the child closes every fd and exits
  *	x PATH LEN		pread of another file
  *	R			close /proc/kcore and open it again
+ *	C			close it, report the /dev/kmem_ro fds and mappings
+ *				left in this process, open it again
+ *	I N T0 T1 M0 M1 V0 V1	random reads (pread, lseek + read) in the three
+ *				ranges, each checked against the kernel's
+ *				answer, until a timer signal has cut N of them
+ *				short: its handler reads kcore (pread, dup +
+ *				pread + close, lseek + read of a second fd) and
+ *				siglongjmps out of the read it interrupted
+ *	F N ADDR LEN		fork; parent and child take turns on the shared
+ *				file position, then both make N preads (on a
+ *				kcore fd each opens) and N 64-byte read()s (on
+ *				the shared one) at once inside [ADDR, ADDR+LEN)
+ *	E ADDR...		reads into buffers that are, or become, unwritable
  * OUT gets one line per read: operation, where, length, result, FNV-1a
  * hash of the bytes.  Random addresses come from a fixed seed: two runs
  * read exactly the same.
@@ -41,9 +54,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define KCORE		"/proc/kcore"
@@ -71,14 +90,19 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 	return h;
 }
 
+static uint64_t rnd_from(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dULL;
+}
+
 static uint64_t rnd(void)
 {
 	static uint64_t x = 0x9e3779b97f4a7c15ULL;
 
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	return x * 0x2545f4914f6cdd1dULL;
+	return rnd_from(&x);
 }
 
 static void *need(size_t n)
@@ -316,13 +340,419 @@ static void do_file(const char *path, size_t len)
 	close(fd);
 }
 
-/* Up to 4 numbers (C syntax, the full 64-bit range) into v; how many. */
+/* How many fds and mappings of this process are /dev/kmem_ro. */
+static void count_device(int *nfds, int *nmaps)
+{
+	char path[300], target[256], line[512];
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+	FILE *f;
+
+	*nfds = *nmaps = 0;
+	if (!d)
+		die("/proc/self/fd");
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = 0;
+			*nfds += strstr(target, "kmem_ro") != NULL;
+		}
+	}
+	closedir(d);
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		die("/proc/self/maps");
+	while (fgets(line, sizeof(line), f))
+		*nmaps += strstr(line, "kmem_ro") != NULL;
+	fclose(f);
+}
+
+/* Whatever read /proc/kcore for us lets go of everything with its last fd. */
+static void do_close_report(void)
+{
+	int nfds, nmaps;
+
+	if (close(kfd))
+		die("close");
+	count_device(&nfds, &nmaps);
+	fprintf(out, "C devfds %d maps %d\n", nfds, nmaps);
+	open_kcore();
+}
+
+/* ---- I: reads cut short by a signal whose handler reads and jumps ---- */
+
+#define CUT_READ_MAX	4096
+#define CUT_HLEN	256
+#define CUT_SECONDS	150
+
+static sigjmp_buf cut_env;
+static volatile sig_atomic_t cut_armed;	/* in a read the handler may leave */
+static volatile sig_atomic_t cut_bad;	/* handler reads that were wrong */
+static int cut_fd2 = -1;		/* a second kcore fd, the handler's */
+static off_t cut_hoff;
+static unsigned char cut_expect[CUT_HLEN];
+
+static bool cut_same(const unsigned char *b, ssize_t r)
+{
+	return r == CUT_HLEN && !memcmp(b, cut_expect, CUT_HLEN);
+}
+
+/* pread, dup + pread + close, lseek + read, lseek: all on kcore fds. */
+static void cut_handler(int sig)
+{
+	unsigned char b[CUT_HLEN];
+	int saved = errno, d;
+
+	(void)sig;
+	if (!cut_same(b, pread(kfd, b, CUT_HLEN, cut_hoff)))
+		cut_bad++;
+	d = dup(kfd);
+	if (d < 0 || !cut_same(b, pread(d, b, CUT_HLEN, cut_hoff)) || close(d))
+		cut_bad++;
+	if (lseek(cut_fd2, cut_hoff, SEEK_SET) != cut_hoff ||
+	    !cut_same(b, read(cut_fd2, b, CUT_HLEN)) ||
+	    lseek(cut_fd2, 0, SEEK_CUR) != cut_hoff + CUT_HLEN)
+		cut_bad++;
+	if (lseek(kfd, 0, SEEK_CUR) < 0)
+		cut_bad++;
+	errno = saved;
+	if (cut_armed) {
+		cut_armed = 0;
+		siglongjmp(cut_env, 1);
+	}
+}
+
+/*
+ * Random preads and lseek + reads in three ranges (r[0..5]: start, end
+ * each), each checked against the kernel's own answer (a raw system call),
+ * while SIGALRM comes every millisecond, until n reads were cut short.
+ */
+static void do_cut(unsigned long n, const unsigned long long *r)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct sigaction sa = { .sa_handler = cut_handler };
+	static volatile unsigned long cuts, reads, bad;
+	static uint64_t seed = 0x243f6a8885a308d3ULL;
+	unsigned char *raw = malloc(CUT_READ_MAX);
+	time_t t0 = time(NULL);
+
+	cut_hoff = offset_of(r[0], CUT_HLEN);
+	cut_fd2 = open(KCORE, O_RDONLY);
+	if (!raw || cut_hoff < 0 || cut_fd2 < 0 ||
+	    syscall(SYS_pread64, kfd, cut_expect, CUT_HLEN, cut_hoff) != CUT_HLEN)
+		die("I setup");
+	need(CUT_READ_MAX);
+	cuts = reads = bad = 0;
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		die("I timer");
+	while (cuts < n && time(NULL) - t0 < CUT_SECONDS) {
+		unsigned int which;
+		uint64_t start, end, addr;
+		bool positioned;
+		off_t off, pos = 0;
+		ssize_t got, k;
+		size_t len;
+
+		if (sigsetjmp(cut_env, 1)) {
+			cuts++;
+			continue;
+		}
+		which = reads % 3;
+		start = r[2 * which];
+		end = r[2 * which + 1];
+		addr = start + rnd_from(&seed) % (end - start);
+		len = 1 + rnd_from(&seed) % CUT_READ_MAX;
+		if (len > end - addr)
+			len = end - addr;
+		off = offset_of(addr, len);
+		if (off < 0)
+			die("I: no segment");
+		positioned = reads % 2;
+		if (positioned && lseek(kfd, off, SEEK_SET) != off)
+			bad++;
+		cut_armed = 1;
+		got = positioned ? read(kfd, buf, len) : pread(kfd, buf, len, off);
+		cut_armed = 0;
+		if (positioned)
+			pos = lseek(kfd, 0, SEEK_CUR);
+		reads++;
+		k = syscall(SYS_pread64, kfd, raw, len, off);
+		if (got != (ssize_t)len || k != got || memcmp(buf, raw, len) ||
+		    (positioned && pos != off + got))
+			bad++;
+	}
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_IGN);
+	close(cut_fd2);
+	free(raw);
+	fprintf(stderr, "kcore_reader: I: %lu reads, %lu cut short, %lu wrong, handler %d wrong\n",
+		reads, cuts, bad, (int)cut_bad);
+	fprintf(out, "I %lu cut: %s, handler reads %s\n", n,
+		cuts >= n ? "done" : "TIMED OUT", cut_bad ? "DIFFER" : "as-kcore");
+	fprintf(out, "I reads %s\n", bad ? "DIFFER" : "as-kcore");
+}
+
+/* ---- F: fork, and both processes read on ---- */
+
+#define FORK_TURNS	9
+#define CHUNK		64
+
+/* One step of the turn-taking, as the process that made it saw it. */
+struct turn {
+	int64_t before;		/* file position before, relative to the base */
+	int64_t at;		/* where it read */
+	int64_t after;
+	int32_t len;
+	int32_t ok;		/* the bytes were the kernel's, the position moved */
+};
+
+static void xwrite(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w <= 0)
+			die("pipe write");
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+static void xread(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t r = read(fd, c, n);
+
+		if (r <= 0)
+			die("pipe read");
+		c += r;
+		n -= (size_t)r;
+	}
+}
+
+/*
+ * Step i of the turns on the shared position: read, seek + read, set +
+ * read; and a pread on the inherited fd.
+ */
+static struct turn fork_step(int i, off_t base, const unsigned char *raw, size_t len)
+{
+	struct turn t = { .len = 64 };
+	off_t before = lseek(kfd, 0, SEEK_CUR), at = before, after;
+	size_t o = 8192 + 64 * (size_t)i;
+	unsigned char p[32];
+	ssize_t r;
+
+	if (pread(kfd, p, sizeof(p), base + (off_t)o) != sizeof(p) ||
+	    memcmp(p, raw + o, sizeof(p))) {
+		fprintf(stderr, "kcore_reader: F %d in %d: pread wrong\n", i, (int)getpid());
+		return t;
+	}
+
+	if (i % 3 == 1) {
+		at = lseek(kfd, 128, SEEK_CUR);
+		t.len = 32;
+	} else if (i % 3 == 2) {
+		at = lseek(kfd, base + 4096 * i, SEEK_SET);
+		t.len = 16;
+	}
+	r = read(kfd, need(t.len), t.len);
+	after = lseek(kfd, 0, SEEK_CUR);
+	t.before = before - base;
+	t.at = at - base;
+	t.after = after - base;
+	t.ok = r == t.len && at >= base && (size_t)(at - base) + t.len <= len &&
+	       !memcmp(buf, raw + (at - base), t.len) && after == at + r;
+	if (!t.ok)
+		fprintf(stderr, "kcore_reader: F %d in %d: at %+jd read %zd (%s), then %+jd\n",
+			i, (int)getpid(), (intmax_t)(at - base), r, strerror(errno),
+			(intmax_t)(after - base));
+	return t;
+}
+
+static void print_turn(const char *who, int i, const struct turn *t)
+{
+	fprintf(out, "F %s %d: at %+jd read %d from %+jd, then at %+jd: %s\n", who, i,
+		(intmax_t)t->before, t->len, (intmax_t)t->at, (intmax_t)t->after,
+		t->ok ? "ok" : "WRONG");
+}
+
+/*
+ * n preads at random places of the region, on a kcore fd of this
+ * process's own, and n 64-byte read()s on the position the other process
+ * moves too: hashes of what read() got in chunk[], the number of wrong
+ * preads returned.  (Two processes' preads on one open kcore would race
+ * in kcore itself: 6.12 copies through a bounce buffer per open file, and
+ * only read() takes the file position's lock.)
+ */
+static unsigned long fork_bulk(unsigned long n, uint64_t seed, off_t base,
+			       const unsigned char *raw, size_t len, uint64_t *chunk)
+{
+	unsigned char c[CHUNK];
+	unsigned long bad = 0;
+	int own = open(KCORE, O_RDONLY);
+
+	if (own < 0)
+		die(KCORE);
+	for (unsigned long k = 0; k < n; k++) {
+		size_t o = rnd_from(&seed) % len, l = 1 + rnd_from(&seed) % 64;
+
+		if (l > len - o)
+			l = len - o;
+		ssize_t r = pread(own, need(l), l, base + (off_t)o);
+
+		if (r != (ssize_t)l || memcmp(buf, raw + o, l)) {
+			if (bad++ < 3)
+				fprintf(stderr, "kcore_reader: F pread %lu in %d: %zu at +%zu: %zd\n",
+					k, (int)getpid(), l, o, r);
+		}
+		chunk[k] = read(kfd, c, CHUNK) == CHUNK ? fnv1a(c, CHUNK) : 0;
+	}
+	close(own);
+	return bad;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static void do_fork_read(unsigned long n, uint64_t addr, size_t len)
+{
+	int to_child[2], to_parent[2], status;
+	off_t base = offset_of(addr, len), end;
+	unsigned char *raw = malloc(len);
+	uint64_t *chunk = calloc(2 * n, sizeof(*chunk)), *want;
+	unsigned long bad[2];
+	struct turn t;
+	char tok = 't';
+	pid_t pid;
+
+	if (base < 0 || !raw || !chunk || 2 * n * CHUNK > len ||
+	    syscall(SYS_pread64, kfd, raw, len, base) != (ssize_t)len ||
+	    pipe(to_child) || pipe(to_parent) || lseek(kfd, base, SEEK_SET) != base)
+		die("F setup");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		for (int i = 0; i < FORK_TURNS; i++) {
+			xread(to_child[0], &tok, 1);
+			t = fork_step(i, base, raw, len);
+			xwrite(to_parent[1], &t, sizeof(t));
+		}
+		xread(to_child[0], &tok, 1);
+		bad[1] = fork_bulk(n, 0x13198a2e03707344ULL, base, raw, len, chunk + n);
+		xwrite(to_parent[1], &bad[1], sizeof(bad[1]));
+		xwrite(to_parent[1], chunk + n, n * sizeof(*chunk));
+		_exit(0);
+	}
+	for (int i = 0; i < FORK_TURNS; i++) {
+		xwrite(to_child[1], &tok, 1);
+		xread(to_parent[0], &t, sizeof(t));
+		print_turn("child", i, &t);
+		t = fork_step(i, base, raw, len);
+		print_turn("parent", i, &t);
+	}
+	if (lseek(kfd, base, SEEK_SET) != base)
+		die("F seek");
+	xwrite(to_child[1], &tok, 1);
+	bad[0] = fork_bulk(n, 0xa4093822299f31d0ULL, base, raw, len, chunk);
+	xread(to_parent[0], &bad[1], sizeof(bad[1]));
+	xread(to_parent[0], chunk + n, n * sizeof(*chunk));
+	if (waitpid(pid, &status, 0) != pid || status)
+		die("F child");
+	end = lseek(kfd, 0, SEEK_CUR);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+
+	/* Each chunk of the 2n read by exactly one of the two. */
+	want = calloc(2 * n, sizeof(*want));
+	if (!want)
+		die("malloc");
+	for (unsigned long k = 0; k < 2 * n; k++)
+		want[k] = fnv1a(raw + k * CHUNK, CHUNK);
+	qsort(want, 2 * n, sizeof(*want), cmp_u64);
+	qsort(chunk, 2 * n, sizeof(*chunk), cmp_u64);
+	for (unsigned long k = 0, shown = 0; k < 2 * n && shown < 3; k++)
+		if (want[k] != chunk[k])
+			fprintf(stderr, "kcore_reader: F chunks differ from sorted #%lu (%lu)\n",
+				k, shown++);
+	fprintf(out, "F %lu preads each: parent %s, child %s\n", n,
+		bad[0] ? "WRONG" : "as-kcore", bad[1] ? "WRONG" : "as-kcore");
+	fprintf(out, "F %lu reads each on one position: %s, position then %+jd\n", n,
+		memcmp(want, chunk, 2 * n * sizeof(*want)) ? "WRONG" : "each chunk once",
+		(intmax_t)(end - base));
+	free(want);
+	free(chunk);
+	free(raw);
+}
+
+/* ---- E: buffers that are, or become, unwritable ---- */
+
+static void report_efault(const char *what, uint64_t addr, ssize_t r, int err,
+			  const unsigned char *b)
+{
+	fprintf(out, "E %s %#" PRIx64 " %zd %016" PRIx64 "\n", what, addr,
+		r < 0 ? -err : r, r > 0 ? fnv1a(b, (size_t)r) : 0);
+}
+
+#define EFAULT_CASE(what, b, call)					\
+	do {								\
+		ssize_t r_ = (call);					\
+		report_efault(what, addr, r_, errno, b);		\
+	} while (0)
+
+static void do_efault(uint64_t addr)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	off_t off = offset_of(addr, 64);
+	unsigned char *b, *c;
+
+	if (off < 0)
+		die("E: no segment");
+	b = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED || c == MAP_FAILED)
+		die("E: mmap");
+	EFAULT_CASE("writable", b, pread(kfd, b, 64, off));
+	EFAULT_CASE("never-writable", c, pread(kfd, c, 64, off));
+	if (mprotect(b, 2 * pg, PROT_READ))
+		die("mprotect");
+	EFAULT_CASE("made-read-only", b, pread(kfd, b, 64, off));
+	if (lseek(kfd, off, SEEK_SET) != off)
+		die("E: lseek");
+	EFAULT_CASE("read()-read-only", b, read(kfd, b, 64));
+	fprintf(out, "E position then %+jd\n", (intmax_t)(lseek(kfd, 0, SEEK_CUR) - off));
+	if (mprotect(b, pg, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	EFAULT_CASE("straddling", NULL, pread(kfd, b + pg - 32, 64, off));
+	EFAULT_CASE("writable-again", b, pread(kfd, b, 64, off));
+	if (munmap(b + pg, pg))
+		die("munmap");
+	EFAULT_CASE("unmapped", NULL, pread(kfd, b + pg, 64, off));
+	munmap(b, pg);
+	munmap(c, pg);
+}
+
+/* Up to 8 numbers (C syntax, the full 64-bit range) into v; how many. */
 static int nums(const char *s, unsigned long long *v)
 {
 	char *end;
 	int n;
 
-	for (n = 0; n < 4; n++, s = end) {
+	for (n = 0; n < 8; n++, s = end) {
 		errno = 0;
 		v[n] = strtoull(s, &end, 0);
 		if (end == s || errno)
@@ -333,7 +763,7 @@ static int nums(const char *s, unsigned long long *v)
 
 int main(int argc, char **argv)
 {
-	unsigned long long v[4], a, b;
+	unsigned long long v[8], a, b;
 	char line[512], path[256];
 	FILE *spec;
 	off_t off;
@@ -452,6 +882,28 @@ int main(int argc, char **argv)
 			if (close(kfd))
 				die("close");
 			open_kcore();
+			break;
+		case 'C':
+			do_close_report();
+			break;
+		case 'I':
+			if (n != 7)
+				goto bad;
+			for (int i = 1; i < 7; i += 2)
+				if (v[i + 1] <= v[i])
+					goto bad;
+			do_cut(v[0], v + 1);
+			break;
+		case 'F':
+			if (n != 3 || !v[0] || !v[2])
+				goto bad;
+			do_fork_read(v[0], v[1], v[2]);
+			break;
+		case 'E':
+			if (n < 1)
+				goto bad;
+			for (int i = 0; i < n; i++)
+				do_efault(v[i]);
 			break;
 		case '#':
 		case '\n':
