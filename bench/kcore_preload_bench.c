@@ -88,7 +88,7 @@ static double run_ns(struct mode *m, long n)
 int main(void)
 {
 	const char *accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct mode plain = { false, &info }, pre = { true, &info };
 	double ns[2], start[2], calls[2];
 	struct kmemdev *h;

@@ -113,6 +113,7 @@ static void m_kmem(struct work *w, long n, bool runs)
 
 		while (a.walk_end < w->end) {
 			a = (struct kmem_ro_pagemap){
+				.size = sizeof(a),
 				.flags = runs ? KMEM_RO_PAGEMAP_RUNS : 0,
 				.start = a.walk_end, .end = w->end,
 				.buf_addr = (uintptr_t)w->buf, .buf_size = BUF_BYTES,

@@ -10,9 +10,25 @@
  * fails whole when one address is not traceable, so a batch is first tried
  * on a second, never registered ops and bisected when it fails: one update
  * for a good batch, O(k log n) for k bad entries.  Other offsets use
- * kprobes.  A filter must never become empty while its ops is registered
- * (an empty filter traces every function), so the ops is unregistered
- * before its last probe leaves the filter.
+ * kprobes, unregistered in batches (unregister_kprobes(): one RCU grace
+ * period for a whole DEL or close, not one per probe).  A filter must never
+ * become empty while its ops is registered (an empty filter traces every
+ * function), so the ops is unregistered before its last probe leaves the
+ * filter.
+ *
+ * Ids count up per file from 1 and are never reused (a 64-bit counter
+ * keys an xarray): a stale id names no probe, never a newer one.  Hit
+ * counters only ever grow; RESET moves a per-probe base instead of zeroing
+ * them, so a hit during a RESET is counted once, before or after it.
+ * Probe memory is charged to the caller's memory cgroup, and the
+ * module parameters max_probes_per_file and max_probes cap the number of
+ * probes (ENOSPC per spec beyond).
+ *
+ * A call that fails has done nothing: arguments and caps are checked
+ * before anything is done, an ADD removes its probes again if a result
+ * cannot be written, a STATS with RESET gives back counts that did not
+ * reach the caller.  Past the first entry, a failure ends the call with 0
+ * and says where it stopped (see uapi/kmem_ro.h).
  *
  * Module unload: ftrace forgets a module's functions once the
  * MODULE_STATE_GOING notifiers have run, and cleans only its own tracer's
@@ -34,14 +50,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/ftrace.h>
-#include <linux/idr.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
@@ -49,6 +66,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
+#include <linux/xarray.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
 
@@ -61,19 +79,39 @@
 
 /* Internal flags: already named by the ids of the current call; */
 #define PROBE_PICKED	(1U << 31)
-/* an ADD will enable it once all its specs are in, unless switched before. */
+/* an ADD will enable it once all its specs are in, unless switched before; */
 #define PROBE_PENDING	(1U << 30)
+/* enabled by the current ENABLE, undone if a later kprobe fails. */
+#define PROBE_SWITCHED	(1U << 29)
 #define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE | KMEM_RO_PROBE_GONE)
+
+/*
+ * ~500 bytes of slab and 8 bytes per CPU a probe: the defaults take every
+ * traceable function of a kernel (40-45k on Debian's) in one file, and
+ * bound all files together to some hundred MiB.
+ */
+static unsigned int max_probes_per_file = 65536;
+module_param(max_probes_per_file, uint, 0644);
+MODULE_PARM_DESC(max_probes_per_file,
+		 "Probes one open file may hold; more are refused with ENOSPC (default 65536)");
+
+static unsigned int max_probes = 262144;
+module_param(max_probes, uint, 0644);
+MODULE_PARM_DESC(max_probes,
+		 "Probes all open files together may hold; more are refused with ENOSPC (default 262144)");
+
+static atomic_long_t kmem_ro_nr_probes;
 
 struct kmem_ro_probe {
 	struct rhash_head node;
 	unsigned long key;		/* addr + offset */
 	u64 id;
-	u64 gen;			/* tells it from a later probe with its id */
 	unsigned long addr;
 	u32 offset;
-	u32 flags;			/* KMEM_RO_PROBE_ENABLED, _KPROBE */
-	u64 __percpu *hits;
+	u32 flags;			/* KMEM_RO_PROBE_ENABLED, _KPROBE, _GONE */
+	u64 __percpu *hits;		/* only ever incremented */
+	u64 base;			/* hits before the last RESET */
+	u64 taken;			/* STATS: this call's count, for an id named twice */
 	struct kprobe kp;
 	char name[KMEM_RO_PROBE_NAME_LEN];
 };
@@ -81,9 +119,9 @@ struct kmem_ro_probe {
 struct kmem_ro_probe_set {
 	struct mutex lock;
 	struct rhashtable ht;
-	struct idr ids;			/* id -> probe, walked in id order */
+	struct xarray probes;		/* id -> probe, walked in id order */
+	u64 last_id;			/* ids count up from 1, never reused */
 	unsigned int nr;
-	u64 gens;			/* probes ever made here */
 	struct ftrace_ops ops;		/* enabled entry probes */
 	struct ftrace_ops check;	/* never registered: validates batches */
 	bool ops_on;
@@ -196,6 +234,15 @@ static bool kmem_ro_probe_allowed(void)
 	       !security_locked_down(LOCKDOWN_KPROBES);
 }
 
+/*
+ * A failure of ftrace or kprobes to switch a probe, in the terms of
+ * uapi/kmem_ro.h: out of memory, or EBUSY for anything else they refuse.
+ */
+static int kmem_ro_probe_switch_errno(int err)
+{
+	return err == -ENOMEM ? err : -EBUSY;
+}
+
 /* ---- the ftrace filter ---- */
 
 /* Try @n ips on the check ops; mark the ones ftrace refuses. */
@@ -288,7 +335,7 @@ static struct kmem_ro_probe_set *kmem_ro_probe_set(struct file *file, bool creat
 	set = file->private_data;
 	if (set || !create)
 		goto out;
-	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		goto out;
 	if (rhashtable_init(&set->ht, &kmem_ro_probe_params)) {
@@ -297,7 +344,7 @@ static struct kmem_ro_probe_set *kmem_ro_probe_set(struct file *file, bool creat
 		goto out;
 	}
 	mutex_init(&set->lock);
-	idr_init(&set->ids);
+	xa_init_flags(&set->probes, XA_FLAGS_ACCOUNT);
 	set->ops.func = kmem_ro_probe_ftrace;
 	set->owner = task_tgid_nr(current);
 	set->serial = ++kmem_ro_sets_serial;
@@ -379,13 +426,86 @@ static void kmem_ro_probe_free(struct kmem_ro_probe *p)
 	kfree(p);
 }
 
+/* Room for one more probe in @set and in all sets together: taken, or false. */
+static bool kmem_ro_probe_reserve(const struct kmem_ro_probe_set *set)
+{
+	long n = atomic_long_read(&kmem_ro_nr_probes);
+
+	if (set->nr >= READ_ONCE(max_probes_per_file))
+		return false;
+	do {
+		if (n >= (long)READ_ONCE(max_probes))
+			return false;
+	} while (!atomic_long_try_cmpxchg(&kmem_ro_nr_probes, &n, n + 1));
+	return true;
+}
+
 /* Unhash and forget @p; the caller frees it after an RCU grace period. */
 static void kmem_ro_probe_forget(struct kmem_ro_probe_set *set, struct kmem_ro_probe *p)
 {
 	if (!(p->flags & KMEM_RO_PROBE_GONE))	/* else unhashed already */
 		rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
-	idr_remove(&set->ids, p->id);
+	xa_erase(&set->probes, p->id);
 	set->nr--;
+	atomic_long_dec(&kmem_ro_nr_probes);
+}
+
+/*
+ * Unregister the kprobes among @n probes together: unregister_kprobes()
+ * waits for one RCU grace period for all of them, where one
+ * unregister_kprobe() each would wait for one each (minutes for 10,000).
+ * Without memory for the array, one at a time.
+ */
+static void kmem_ro_kprobes_unregister(struct kmem_ro_probe **p, unsigned int n)
+{
+	struct kprobe **kps;
+	unsigned int i, k = 0;
+
+	kps = kvmalloc_array(max(n, 1U), sizeof(*kps), GFP_KERNEL);
+	for (i = 0; i < n; i++) {
+		if (!p[i]->offset)
+			continue;
+		if (kps)
+			kps[k++] = &p[i]->kp;
+		else
+			unregister_kprobe(&p[i]->kp);
+	}
+	if (k)
+		unregister_kprobes(kps, k);
+	kvfree(kps);
+}
+
+/*
+ * Delete @n probes of @set, with its lock held; never fails.  Entry probes
+ * leave the filter in one update, kprobes go in one batch.
+ */
+static void kmem_ro_probe_delete(struct kmem_ro_probe_set *set, struct kmem_ro_probe **p,
+				 unsigned int n)
+{
+	struct kmem_ro_probe **entry;
+	unsigned int i, k = 0;
+
+	if (!n)
+		return;
+	/* without memory, one filter update each */
+	entry = kvmalloc_array(n, sizeof(*entry), GFP_KERNEL);
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(p[i]->flags, p[i]->flags & ~PROBE_PENDING);
+		if (p[i]->offset || !(p[i]->flags & KMEM_RO_PROBE_ENABLED))
+			continue;
+		if (entry)
+			entry[k++] = p[i];
+		else
+			kmem_ro_ftrace_disable(set, &p[i], 1);
+	}
+	kmem_ro_ftrace_disable(set, entry, k);
+	kvfree(entry);
+	kmem_ro_kprobes_unregister(p, n);
+	for (i = 0; i < n; i++)
+		kmem_ro_probe_forget(set, p[i]);
+	synchronize_rcu();	/* ftrace callbacks run with preemption off */
+	for (i = 0; i < n; i++)
+		kmem_ro_probe_free(p[i]);
 }
 
 /*
@@ -418,12 +538,46 @@ static int kmem_ro_probe_check(struct kmem_ro_probe_set *set,
 	return 0;
 }
 
+/*
+ * Is the function's fentry site where ftrace would patch it: its first
+ * instruction, after an ENDBR64?  A NOP5, or a call or int3 while ftrace
+ * is (being) patched in.  6.1's ftrace_location() (not exported) takes any
+ * record inside a function's range, so ftrace_set_filter_ips() accepts a
+ * function whose only record lies further in -- an overridden __weak
+ * body kallsyms folds into it (bpf_dispatcher_nop_func on 6.1), a record
+ * ftrace itself marked invalid -- and the probe would never hit.
+ */
+static bool kmem_ro_fentry_at_start(unsigned long addr)
+{
+	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	u8 insn[ENDBR_INSN_SIZE + sizeof(nop5)];
+	const u8 *site = insn;
+
+	if (copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)))
+		return false;
+#ifdef CONFIG_X86_KERNEL_IBT
+	{
+		u32 first;
+
+		/* ENDBR64, or the poison that seals one no indirect call uses */
+		memcpy(&first, insn, sizeof(first));
+		if (first == gen_endbr() || first == gen_endbr_poison())
+			site += ENDBR_INSN_SIZE;
+	}
+#endif
+	return !memcmp(site, nop5, sizeof(nop5)) || site[0] == 0xe8 || site[0] == 0xcc;
+}
+
 /* Ask ftrace about the chunk's entry probes in one go. */
 static void kmem_ro_probe_check_entries(struct kmem_ro_probe_set *set,
 					struct kmem_ro_probe_chunk *c, unsigned int n)
 {
 	unsigned int k = 0, i;
 
+	for (i = 0; i < n; i++)
+		if (!c->results[i] && !c->specs[i].offset &&
+		    !kmem_ro_fentry_at_start(c->specs[i].addr))
+			c->results[i] = -EOPNOTSUPP;
 	for (i = 0; i < n; i++)
 		if (!c->results[i] && !c->specs[i].offset) {
 			c->ips[k] = c->specs[i].addr;
@@ -440,7 +594,9 @@ static void kmem_ro_probe_check_entries(struct kmem_ro_probe_set *set,
  * register_kprobe()'s refusals in the terms of uapi/kmem_ro.h: EILSEQ is an
  * offset inside an instruction; EINVAL, once resolve() has passed, a place
  * kprobes never probes (blacklist, noinstr, jump label, static call, BUG,
- * alternative).
+ * alternative), as are an instruction it cannot step (EOPNOTSUPP, ENOSPC)
+ * and an fentry site without KPROBES_ON_FTRACE (ENODEV); ENOENT is module
+ * text going away.
  */
 static int kmem_ro_kprobe_errno(int err)
 {
@@ -448,27 +604,39 @@ static int kmem_ro_kprobe_errno(int err)
 	case -EILSEQ:
 		return -EINVAL;
 	case -EINVAL:
+	case -EOPNOTSUPP:
+	case -ENOSPC:
+	case -ENODEV:
 		return -EOPNOTSUPP;
+	case -ENOENT:
+		return -ENOENT;
 	}
-	return err;
+	return kmem_ro_probe_switch_errno(err);
 }
 
 /*
  * The probe for a checked spec, or -errno.  A kprobe is registered before
- * it is hashed, so a refused one is never seen by a lookup.  EEXIST here is
- * the same place named twice in one chunk.
+ * it is hashed, so a refused one is never seen by a lookup.  The same place
+ * named twice in one chunk is EEXIST, found before the caps are asked.
  */
 static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 					       const struct kmem_ro_probe_spec *spec,
 					       const char *name)
 {
+	unsigned long key = spec->addr + spec->offset;
 	struct kmem_ro_probe *p;
-	int err, id;
+	int err;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return ERR_PTR(-ENOMEM);
-	p->hits = alloc_percpu(u64);
+	if (rhashtable_lookup_fast(&set->ht, &key, kmem_ro_probe_params))
+		return ERR_PTR(-EEXIST);
+	if (!kmem_ro_probe_reserve(set))
+		return ERR_PTR(-ENOSPC);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p) {
+		err = -ENOMEM;
+		goto out_unreserve;
+	}
+	p->hits = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
 	if (!p->hits) {
 		err = -ENOMEM;
 		goto out_free;
@@ -491,37 +659,46 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 		if (spec->flags & KMEM_RO_PROBE_ENABLED)
 			p->flags |= KMEM_RO_PROBE_ENABLED;
 	}
-	id = idr_alloc(&set->ids, p, 1, 0, GFP_KERNEL);
-	if (id < 0) {
-		err = id;
-		goto out_unregister;
-	}
-	p->id = id;
-	p->gen = ++set->gens;
-	err = rhashtable_lookup_insert_fast(&set->ht, &p->node, kmem_ro_probe_params);
+	p->id = ++set->last_id;		/* an id is never given twice */
+	err = xa_insert(&set->probes, p->id, p, GFP_KERNEL_ACCOUNT);
 	if (err)
+		goto out_unregister;
+	err = rhashtable_lookup_insert_fast(&set->ht, &p->node, kmem_ro_probe_params);
+	if (err) {
+		if (err != -EEXIST)
+			err = -ENOMEM;
 		goto out_unid;
+	}
 	set->nr++;
 	return p;
 
 out_unid:
-	idr_remove(&set->ids, id);
+	xa_erase(&set->probes, p->id);
 out_unregister:
 	if (p->offset)
 		unregister_kprobe(&p->kp);
 out_free:
 	kmem_ro_probe_free(p);
+out_unreserve:
+	atomic_long_dec(&kmem_ro_nr_probes);
 	return ERR_PTR(err);
 }
 
+/* A probe an ADD made: its id, its spec, and whether it waits to be enabled. */
+struct kmem_ro_probe_made {
+	u64 id;
+	u32 idx;
+	bool pending;
+};
+
 /*
- * Check and make the probes of one ADD step, whose specs are in @c, under
- * the set's lock.  An entry probe to enable is marked pending and its id
- * kept in @pending: it is enabled after the last step, with the others.
+ * Check and make the probes of one ADD step, whose specs (from @first on)
+ * are in @c, under the set's lock.  An entry probe to enable is marked
+ * pending: it is enabled after the last step, with the others.
  */
 static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro_probe_chunk *c,
-				   unsigned int n, int *pending, unsigned int *nr_pending,
-				   u32 *added)
+				   unsigned int first, unsigned int n,
+				   struct kmem_ro_probe_made *made, unsigned int *nr_made)
 {
 	unsigned int i;
 
@@ -529,6 +706,7 @@ static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro
 		c->results[i] = kmem_ro_probe_check(set, &c->specs[i], c->names[i]);
 	kmem_ro_probe_check_entries(set, c, n);
 	for (i = 0; i < n; i++) {
+		struct kmem_ro_probe_made *m = &made[*nr_made];
 		struct kmem_ro_probe *p;
 
 		if (c->results[i])
@@ -539,48 +717,77 @@ static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro
 			continue;
 		}
 		c->results[i] = p->id;
-		(*added)++;
-		if (!p->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED)) {
+		m->id = p->id;
+		m->idx = first + i;
+		m->pending = !p->offset && (c->specs[i].flags & KMEM_RO_PROBE_ENABLED);
+		if (m->pending)
 			WRITE_ONCE(p->flags, p->flags | PROBE_PENDING);
-			pending[(*nr_pending)++] = p->id;
-		}
+		(*nr_made)++;
 	}
 }
 
 /*
  * Enable, in one filter update, the pending probes of an ADD.  The lock
- * was dropped between its steps: a probe may since have been deleted (and
- * its id given to another), enabled or disabled by id or by ALL (which
- * clears PENDING: the later request wins) or gone with its module.
+ * was dropped between its steps: a probe may since have been deleted,
+ * enabled or disabled by id or by ALL (which clears PENDING: the later
+ * request wins) or gone with its module.  If ftrace refuses, the probes it
+ * was asked to enable are deleted: 0 or that -errno, and only those stay
+ * marked pending in @made.
  */
-static int kmem_ro_probe_enable_pending(struct kmem_ro_probe_set *set, const int *pending,
-					unsigned int n, struct kmem_ro_probe **enable)
+static int kmem_ro_probe_enable_pending(struct kmem_ro_probe_set *set,
+					struct kmem_ro_probe_made *made, unsigned int n,
+					struct kmem_ro_probe **enable)
+{
+	unsigned int i, k = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		struct kmem_ro_probe *p;
+
+		if (!made[i].pending)
+			continue;
+		p = xa_load(&set->probes, made[i].id);
+		made[i].pending = false;
+		if (!p || !(p->flags & PROBE_PENDING))
+			continue;
+		WRITE_ONCE(p->flags, p->flags & ~PROBE_PENDING);
+		if (p->flags & (KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_GONE))
+			continue;
+		made[i].pending = true;
+		enable[k++] = p;
+	}
+	err = kmem_ro_ftrace_enable(set, enable, k);
+	if (!err)
+		return 0;
+	kmem_ro_probe_delete(set, enable, k);
+	return kmem_ro_probe_switch_errno(err);
+}
+
+/* Delete whatever is left of the probes an ADD made: it fails with EFAULT. */
+static void kmem_ro_probe_add_undo(struct kmem_ro_probe_set *set,
+				   const struct kmem_ro_probe_made *made, unsigned int n,
+				   struct kmem_ro_probe **p)
 {
 	unsigned int i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		struct kmem_ro_probe *p = idr_find(&set->ids, pending[i]);
-
-		if (!p || !(p->flags & PROBE_PENDING))
-			continue;
-		WRITE_ONCE(p->flags, p->flags & ~PROBE_PENDING);
-		if (!(p->flags & (KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_GONE)))
-			enable[k++] = p;
+		p[k] = xa_load(&set->probes, made[i].id);
+		k += !!p[k];
 	}
-	return kmem_ro_ftrace_enable(set, enable, k);
+	kmem_ro_probe_delete(set, p, k);
 }
 
 static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 {
 	struct kmem_ro_probe_spec __user *uspecs;
-	struct kmem_ro_probe **enable = NULL;
+	struct kmem_ro_probe_made *made = NULL;
+	struct kmem_ro_probe **scratch = NULL;
 	struct kmem_ro_probe_chunk *c = NULL;
 	struct kmem_ro_probe_set *set;
 	struct kmem_ro_probe_add a;
-	unsigned int done, n, i, nr_pending = 0;
-	int *pending = NULL;
+	unsigned int done, n, i, nr_made = 0;
 	u64 usize;
-	int err, ret;
+	int err;
 
 	err = kmem_ro_arg_in(&a, sizeof(a), KMEM_RO_PROBE_ADD_SIZE_VER0, uarg, &usize);
 	if (err)
@@ -594,45 +801,61 @@ static long kmem_ro_probe_add(struct file *file, void __user *uarg)
 	set = kmem_ro_probe_set(file, true);
 	if (!set)
 		return -ENOMEM;
-	c = kvzalloc(sizeof(*c), GFP_KERNEL);
-	pending = kvmalloc_array(a.count, sizeof(*pending), GFP_KERNEL);
-	enable = kvmalloc_array(a.count, sizeof(*enable), GFP_KERNEL);
-	if (!c || !pending || !enable) {
+	c = kvzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	made = kvmalloc_array(a.count, sizeof(*made), GFP_KERNEL_ACCOUNT);
+	scratch = kvmalloc_array(a.count, sizeof(*scratch), GFP_KERNEL_ACCOUNT);
+	if (!c || !made || !scratch) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	uspecs = u64_to_user_ptr(a.specs_addr);
-	a.added = 0;
 
-	for (done = 0; done < a.count && !err; done += n) {
+	for (done = 0; done < a.count; done += n) {
 		n = min_t(unsigned int, a.count - done, PROBE_CHUNK);
 		if (copy_from_user(c->specs, uspecs + done, n * sizeof(*c->specs))) {
 			err = -EFAULT;
 			break;
 		}
 		mutex_lock(&set->lock);
-		kmem_ro_probe_add_step(set, c, n, pending, &nr_pending, &a.added);
+		kmem_ro_probe_add_step(set, c, done, n, made, &nr_made);
 		mutex_unlock(&set->lock);
 		for (i = 0; i < n && !err; i++)
 			if (put_user(c->results[i], &uspecs[done + i].result))
 				err = -EFAULT;
+		if (err)
+			break;
 		cond_resched();
 	}
-	/*
-	 * One filter update for the whole call, also after an EFAULT: the
-	 * probes added so far stay (LIST shows them) and must be in the state
-	 * their specs asked for, as kprobes already are.
-	 */
+
 	mutex_lock(&set->lock);
-	ret = kmem_ro_probe_enable_pending(set, pending, nr_pending, enable);
+	if (err) {
+		kmem_ro_probe_add_undo(set, made, nr_made, scratch);
+		mutex_unlock(&set->lock);
+		goto out_free;
+	}
+	/* one filter update for the whole call; a refusal shows per spec */
+	err = kmem_ro_probe_enable_pending(set, made, nr_made, scratch);
 	mutex_unlock(&set->lock);
-	if (!err)
-		err = ret;
-	if (!err)
-		err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
+	a.added = nr_made;
+	for (i = 0; err && i < nr_made; i++) {
+		if (!made[i].pending)
+			continue;
+		a.added--;
+		if (put_user((s64)err, &uspecs[made[i].idx].result))
+			break;
+	}
+	if ((err && i < nr_made) || kmem_ro_arg_out(uarg, &a, sizeof(a), usize)) {
+		/* the caller cannot learn what was added: nothing was */
+		mutex_lock(&set->lock);
+		kmem_ro_probe_add_undo(set, made, nr_made, scratch);
+		mutex_unlock(&set->lock);
+		err = -EFAULT;
+		goto out_free;
+	}
+	err = 0;
 out_free:
-	kvfree(enable);
-	kvfree(pending);
+	kvfree(scratch);
+	kvfree(made);
 	kvfree(c);
 	return err;
 }
@@ -642,162 +865,218 @@ out_free:
 enum kmem_ro_probe_op { PROBE_ENABLE, PROBE_DISABLE, PROBE_DEL, PROBE_STATS };
 
 /*
- * The probes an ids argument names (@ids, copied in already), in order;
- * -ENOENT at an unknown id.
+ * The probes an ids argument names, up to the first unknown id (@npos of
+ * @count positions): each position's probe in @pos, each probe once in
+ * @uniq in the order it is first named, at position @first[k].  With ALL,
+ * every probe in id order, @pos being @uniq and @first NULL (the identity).
  */
-static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, const struct kmem_ro_probe_ids *a,
-			      const u64 *ids, struct kmem_ro_probe ***out, unsigned int *nr)
-{
-	struct kmem_ro_probe **picked, *p;
-	unsigned int n = 0, i;
-	int id, err = 0;
+struct kmem_ro_probe_pick {
+	struct kmem_ro_probe **pos;
+	struct kmem_ro_probe **uniq;
+	u32 *first;
+	struct kmem_ro_probe **scratch;
+	unsigned int npos, nuniq;
+};
 
+static void kmem_ro_probe_pick_free(struct kmem_ro_probe_pick *pk)
+{
+	if (pk->pos != pk->uniq)
+		kvfree(pk->pos);
+	kvfree(pk->uniq);
+	kvfree(pk->first);
+	kvfree(pk->scratch);
+}
+
+static unsigned int kmem_ro_probe_pick_first(const struct kmem_ro_probe_pick *pk, unsigned int k)
+{
+	return pk->first ? pk->first[k] : k;
+}
+
+/* 0 or -ENOMEM, before anything is done. */
+static int kmem_ro_probe_pick(struct kmem_ro_probe_set *set, const struct kmem_ro_probe_ids *a,
+			      const u64 *ids, struct kmem_ro_probe_pick *pk)
+{
+	unsigned int n = a->flags & KMEM_RO_PROBE_ALL ? set->nr : a->count, i;
+	struct kmem_ro_probe *p;
+	unsigned long id;
+
+	pk->uniq = kvmalloc_array(max(n, 1U), sizeof(*pk->uniq), GFP_KERNEL_ACCOUNT);
+	pk->scratch = kvmalloc_array(max(n, 1U), sizeof(*pk->scratch), GFP_KERNEL_ACCOUNT);
 	if (a->flags & KMEM_RO_PROBE_ALL) {
-		picked = kvmalloc_array(max(set->nr, 1U), sizeof(*picked), GFP_KERNEL);
-		if (!picked)
-			return -ENOMEM;
-		idr_for_each_entry(&set->ids, p, id)
-			picked[n++] = p;
-		goto out;
+		pk->pos = pk->uniq;
+	} else {
+		pk->pos = kvmalloc_array(n, sizeof(*pk->pos), GFP_KERNEL_ACCOUNT);
+		pk->first = kvmalloc_array(n, sizeof(*pk->first), GFP_KERNEL_ACCOUNT);
 	}
-	picked = kvmalloc_array(a->count, sizeof(*picked), GFP_KERNEL);
-	if (!picked)
+	if (!pk->uniq || !pk->scratch || !pk->pos || (!(a->flags & KMEM_RO_PROBE_ALL) && !pk->first))
 		return -ENOMEM;
-	for (i = 0; i < a->count; i++) {
-		p = ids[i] <= INT_MAX ? idr_find(&set->ids, ids[i]) : NULL;
-		if (!p) {
-			err = -ENOENT;
+	if (a->flags & KMEM_RO_PROBE_ALL) {
+		xa_for_each(&set->probes, id, p)
+			pk->uniq[pk->nuniq++] = p;
+		pk->npos = pk->nuniq;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		/* ids are never reused: a stale one finds nothing */
+		p = xa_load(&set->probes, ids[i]);
+		if (!p)
 			break;
-		}
+		pk->pos[pk->npos++] = p;
 		if (p->flags & PROBE_PICKED)	/* an id named twice acts once */
 			continue;
 		p->flags |= PROBE_PICKED;
-		picked[n++] = p;
+		pk->first[pk->nuniq] = i;
+		pk->uniq[pk->nuniq++] = p;
 	}
-	for (i = 0; i < n; i++)
-		picked[i]->flags &= ~PROBE_PICKED;
-out:
-	*out = picked;
-	*nr = n;
-	return err;
+	for (i = 0; i < pk->nuniq; i++)
+		pk->uniq[i]->flags &= ~PROBE_PICKED;
+	return 0;
 }
 
-static u64 kmem_ro_probe_hits(struct kmem_ro_probe *p, bool reset)
+/* Hits since the last RESET: the per-CPU counters themselves only grow. */
+static u64 kmem_ro_probe_hits(const struct kmem_ro_probe *p)
 {
 	u64 sum = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		sum += *per_cpu_ptr(p->hits, cpu);
-		if (reset)
-			*per_cpu_ptr(p->hits, cpu) = 0;
-	}
-	return sum;
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(p->hits, cpu));
+	return sum - p->base;
 }
 
-/* Enable or disable @n probes: entry probes in one filter update. */
-static int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct kmem_ro_probe **p,
-				unsigned int n, bool on)
+static bool kmem_ro_probe_to_switch(const struct kmem_ro_probe *p, bool on)
 {
-	struct kmem_ro_probe **entry;
-	unsigned int i, k = 0;
-	int err = 0;
+	return !(p->flags & KMEM_RO_PROBE_GONE) && !!(p->flags & KMEM_RO_PROBE_ENABLED) != on;
+}
 
-	entry = kvmalloc_array(max(n, 1U), sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		return -ENOMEM;
-	for (i = 0; i < n && !err; i++) {
-		bool is_on = p[i]->flags & KMEM_RO_PROBE_ENABLED;
+/*
+ * Enable or disable @n probes in order, entry probes in one filter update,
+ * using @entry (room for @n).  Returns how many were switched (or needed
+ * no switch) before the first that could not be, and its -errno in *@err;
+ * @n and 0 if none failed.  Nothing past that one is left switched.
+ *
+ * ENABLE: entry probes first; if ftrace refuses the update, the call stops
+ * at the first of them.  Then kprobes, one by one; if one fails, the entry
+ * probes past it are disabled again (which cannot fail).  DISABLE: kprobes
+ * first, then the entry probes before the first failure.
+ */
+static unsigned int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct kmem_ro_probe **p,
+					 unsigned int n, bool on, struct kmem_ro_probe **entry,
+					 int *err)
+{
+	unsigned int i, k = 0, stop = n, n0 = n;
 
-		/* this request comes after the ADD that made it pending */
-		WRITE_ONCE(p[i]->flags, p[i]->flags & ~PROBE_PENDING);
-		if (is_on == on || (p[i]->flags & KMEM_RO_PROBE_GONE))
-			continue;
-		if (!p[i]->offset) {
+	*err = 0;
+	if (on) {
+		for (i = 0; i < n; i++) {
+			if (p[i]->offset || !kmem_ro_probe_to_switch(p[i], true))
+				continue;
+			if (!k)
+				stop = i;
 			entry[k++] = p[i];
-			continue;
 		}
-		err = on ? enable_kprobe(&p[i]->kp) : disable_kprobe(&p[i]->kp);
+		*err = kmem_ro_ftrace_enable(set, entry, k);
+		if (*err) {
+			*err = kmem_ro_probe_switch_errno(*err);
+			n = stop;
+		} else {
+			for (i = 0; i < k; i++)
+				entry[i]->flags |= PROBE_SWITCHED;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int e;
+
+		if (!p[i]->offset || !kmem_ro_probe_to_switch(p[i], on))
+			continue;
+		e = on ? enable_kprobe(&p[i]->kp) : disable_kprobe(&p[i]->kp);
 		/*
 		 * kprobes' module notifier may run before ours: its module is
 		 * going and ours marks the probe gone next, not an error.
 		 */
-		if (err && kprobe_gone(&p[i]->kp)) {
-			err = 0;
+		if (e && kprobe_gone(&p[i]->kp))
 			continue;
+		if (e) {
+			*err = kmem_ro_probe_switch_errno(e);
+			n = i;
+			break;
 		}
-		if (!err)
-			p[i]->flags ^= KMEM_RO_PROBE_ENABLED;
+		WRITE_ONCE(p[i]->flags, p[i]->flags ^ KMEM_RO_PROBE_ENABLED);
 	}
-	if (!err)
-		err = on ? kmem_ro_ftrace_enable(set, entry, k) :
-			   kmem_ro_ftrace_disable(set, entry, k);
-	kvfree(entry);
-	return err;
-}
-
-static int kmem_ro_probe_delete(struct kmem_ro_probe_set *set, struct kmem_ro_probe **p,
-				unsigned int n)
-{
-	unsigned int i;
-	int err;
-
-	err = kmem_ro_probe_switch(set, p, n, false);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++) {
-		if (p[i]->offset)
-			unregister_kprobe(&p[i]->kp);
-		kmem_ro_probe_forget(set, p[i]);
+	k = 0;
+	for (i = 0; i < n0; i++) {
+		if (on && (p[i]->flags & PROBE_SWITCHED)) {
+			p[i]->flags &= ~PROBE_SWITCHED;
+			if (i >= n)	/* past a kprobe that failed */
+				entry[k++] = p[i];
+		} else if (!on && i < n && !p[i]->offset && kmem_ro_probe_to_switch(p[i], false)) {
+			entry[k++] = p[i];
+		}
+		/* this request comes after the ADD that made it pending */
+		if (i < n)
+			WRITE_ONCE(p[i]->flags, p[i]->flags & ~PROBE_PENDING);
 	}
-	synchronize_rcu();	/* ftrace callbacks run with preemption off */
-	for (i = 0; i < n; i++)
-		kmem_ro_probe_free(p[i]);
-	return 0;
+	kmem_ro_ftrace_disable(set, entry, k);
+	return n;
 }
 
 /*
- * The counts a STATS read, to copy out once unlocked, and, with RESET,
- * which probes they came from: if the copy fails, they get them back.
+ * The counts a STATS read, one per position, to copy out once unlocked;
+ * with RESET, the ids and counts of the probes they came from: if the
+ * copy fails, they get them back.
  */
 struct kmem_ro_probe_counts {
 	u64 *counts;
-	u64 *gens;
-	int *ids;
-	unsigned int n;
+	u64 *ids;
+	u64 *taken;
+	unsigned int n, nuniq;
 };
 
 static void kmem_ro_probe_counts_free(struct kmem_ro_probe_counts *c)
 {
 	kvfree(c->counts);
-	kvfree(c->gens);
 	kvfree(c->ids);
+	kvfree(c->taken);
 }
 
-static int kmem_ro_probe_counts_take(struct kmem_ro_probe_counts *c, struct kmem_ro_probe **p,
+/*
+ * Read the counts of @n positions; a probe named twice is read (and reset)
+ * once, its count written at each of its positions.  RESET moves the
+ * probe's base up to what was read: a hit meanwhile is read next time.
+ */
+static int kmem_ro_probe_counts_take(struct kmem_ro_probe_counts *c, struct kmem_ro_probe **pos,
 				     unsigned int n, bool reset)
 {
 	unsigned int i;
 
-	c->counts = kvmalloc_array(max(n, 1U), sizeof(*c->counts), GFP_KERNEL);
+	c->counts = kvmalloc_array(max(n, 1U), sizeof(*c->counts), GFP_KERNEL_ACCOUNT);
 	if (reset) {
-		c->gens = kvmalloc_array(max(n, 1U), sizeof(*c->gens), GFP_KERNEL);
-		c->ids = kvmalloc_array(max(n, 1U), sizeof(*c->ids), GFP_KERNEL);
+		c->ids = kvmalloc_array(max(n, 1U), sizeof(*c->ids), GFP_KERNEL_ACCOUNT);
+		c->taken = kvmalloc_array(max(n, 1U), sizeof(*c->taken), GFP_KERNEL_ACCOUNT);
 	}
-	if (!c->counts || (reset && (!c->gens || !c->ids)))
+	if (!c->counts || (reset && (!c->ids || !c->taken)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		c->counts[i] = kmem_ro_probe_hits(p[i], reset);
-		if (reset) {
-			c->gens[i] = p[i]->gen;
-			c->ids[i] = p[i]->id;
+		struct kmem_ro_probe *p = pos[i];
+
+		if (!(p->flags & PROBE_PICKED)) {
+			p->flags |= PROBE_PICKED;
+			p->taken = kmem_ro_probe_hits(p);
+			if (reset) {
+				p->base += p->taken;
+				c->ids[c->nuniq] = p->id;
+				c->taken[c->nuniq++] = p->taken;
+			}
 		}
+		c->counts[i] = p->taken;
 	}
+	for (i = 0; i < n; i++)
+		pos[i]->flags &= ~PROBE_PICKED;
 	c->n = n;
 	return 0;
 }
 
-/* A RESET whose counts did not reach the user: add them back. */
+/* A RESET whose counts did not reach the user: they count again. */
 static void kmem_ro_probe_counts_give_back(struct kmem_ro_probe_set *set,
 					   const struct kmem_ro_probe_counts *c)
 {
@@ -805,10 +1084,10 @@ static void kmem_ro_probe_counts_give_back(struct kmem_ro_probe_set *set,
 	unsigned int i;
 
 	mutex_lock(&set->lock);
-	for (i = 0; i < c->n; i++) {
-		p = idr_find(&set->ids, c->ids[i]);
-		if (p && p->gen == c->gens[i])		/* not deleted since */
-			this_cpu_add(*p->hits, c->counts[i]);
+	for (i = 0; i < c->nuniq; i++) {
+		p = xa_load(&set->probes, c->ids[i]);
+		if (p)		/* not deleted since */
+			p->base -= c->taken[i];
 	}
 	mutex_unlock(&set->lock);
 }
@@ -817,88 +1096,100 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 				    enum kmem_ro_probe_op op)
 {
 	u64 valid = KMEM_RO_PROBE_ALL | (op == PROBE_STATS ? KMEM_RO_PROBE_RESET : 0);
+	struct kmem_ro_probe_ids __user *uids = uarg;
 	struct kmem_ro_probe_counts counts = { };
+	struct kmem_ro_probe_pick pk = { };
 	struct kmem_ro_probe_set *set;
-	struct kmem_ro_probe **p = NULL;
 	struct kmem_ro_probe_ids a;
-	bool reset = false;
-	unsigned int n = 0;
+	bool all, reset = false;
+	int err, stop_err = 0;
+	unsigned int n, k;
 	u64 *ids = NULL;
 	u64 usize;
-	int err;
 
 	err = kmem_ro_arg_in(&a, sizeof(a), KMEM_RO_PROBE_IDS_SIZE_VER0, uarg, &usize);
 	if (err)
 		return err;
+	all = a.flags & KMEM_RO_PROBE_ALL;
 	if ((a.flags & ~valid) || a.reserved0 || a.reserved[0] || a.reserved[1])
 		return -EINVAL;
-	if (a.flags & KMEM_RO_PROBE_ALL ? a.ids_addr || a.count : !a.ids_addr || !a.count)
+	if (all ? a.ids_addr || a.count : !a.ids_addr || !a.count)
 		return -EINVAL;
-	if (op == PROBE_STATS ? !a.counts_addr : a.counts_addr || a.counts_cap)
+	if (!a.counts_addr != !a.counts_cap || (op != PROBE_STATS && a.counts_addr))
 		return -EINVAL;
 	if (a.count > KMEM_RO_PROBE_MAX_BATCH)
 		return -E2BIG;
+	/* STATS by ids: one count per id; with ALL, none asks only how many */
+	if (op == PROBE_STATS && !all && a.counts_cap < a.count)
+		return -EINVAL;
 	if ((op == PROBE_ENABLE || op == PROBE_DISABLE) && !kmem_ro_probe_allowed())
 		return -EPERM;
 	set = kmem_ro_probe_set(file, false);
 	if (!set) {		/* no probe was ever added here */
-		if (!(a.flags & KMEM_RO_PROBE_ALL))
+		if (!all)
 			return -ENOENT;
 		a.done = 0;
 		return kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 	}
-	if (!(a.flags & KMEM_RO_PROBE_ALL)) {
+	if (!all) {
 		ids = vmemdup_array_user(u64_to_user_ptr(a.ids_addr), a.count, sizeof(*ids));
 		if (IS_ERR(ids))
 			return PTR_ERR(ids);
 	}
+	/* after acting, only another thread can make @done unwritable */
+	if (op != PROBE_STATS && put_user(0U, &uids->done)) {
+		err = -EFAULT;
+		goto out;
+	}
 
 	mutex_lock(&set->lock);
-	err = kmem_ro_probe_pick(set, &a, ids, &p, &n);
+	err = kmem_ro_probe_pick(set, &a, ids, &pk);
+	if (err)
+		goto out_unlock;
+	if (pk.npos < a.count)
+		stop_err = -ENOENT;
 	switch (op) {
 	case PROBE_ENABLE:
 	case PROBE_DISABLE:
-		if (!err || err == -ENOENT) {
-			int e = kmem_ro_probe_switch(set, p, n, op == PROBE_ENABLE);
-
-			err = e ?: err;
+		k = kmem_ro_probe_switch(set, pk.uniq, pk.nuniq, op == PROBE_ENABLE, pk.scratch,
+					 &err);
+		a.done = pk.npos;
+		if (k < pk.nuniq) {
+			a.done = kmem_ro_probe_pick_first(&pk, k);
+			stop_err = err;
 		}
+		err = 0;
 		break;
 	case PROBE_DEL:
-		if (!err || err == -ENOENT) {
-			int e = kmem_ro_probe_delete(set, p, n);
-
-			err = e ?: err;
-		}
+		kmem_ro_probe_delete(set, pk.uniq, pk.nuniq);
+		a.done = pk.npos;
 		break;
 	case PROBE_STATS:
 		reset = a.flags & KMEM_RO_PROBE_RESET;
-		if (a.flags & KMEM_RO_PROBE_ALL)
-			n = min(n, a.counts_cap);
-		if (!err || err == -ENOENT) {
-			int e = kmem_ro_probe_counts_take(&counts, p, n, reset);
-
-			err = e ?: err;
-		}
-		if (a.flags & KMEM_RO_PROBE_ALL)
-			n = set->nr;
+		n = all ? min(pk.npos, a.counts_cap) : pk.npos;
+		err = kmem_ro_probe_counts_take(&counts, pk.pos, n, reset);
+		a.done = pk.npos;
 		break;
 	}
+out_unlock:
 	mutex_unlock(&set->lock);
-	if (counts.n && copy_to_user(u64_to_user_ptr(a.counts_addr), counts.counts,
-				     counts.n * sizeof(*counts.counts))) {
+	if (err)
+		goto out;
+	if (!a.done && stop_err) {	/* the first entry failed: nothing done */
+		err = stop_err;
+		goto out;
+	}
+	if ((counts.n && copy_to_user(u64_to_user_ptr(a.counts_addr), counts.counts,
+				      counts.n * sizeof(*counts.counts))) ||
+	    kmem_ro_arg_out(uarg, &a, sizeof(a), usize)) {
 		if (reset)
 			kmem_ro_probe_counts_give_back(set, &counts);
 		err = -EFAULT;
 	}
+out:
 	kmem_ro_probe_counts_free(&counts);
-	kvfree(p);
+	kmem_ro_probe_pick_free(&pk);
 	kvfree(ids);
-	a.done = n;
-	if (!err)
-		err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
-	else if (err == -ENOENT)	/* still say how far it got */
-		kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
 	return err;
 }
 
@@ -912,7 +1203,7 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
  */
 struct kmem_ro_probe_cursor {
 	u64 serial;
-	int id;
+	unsigned long id;
 };
 
 static void kmem_ro_probe_fill_info(struct kmem_ro_probe_info *info,
@@ -924,7 +1215,7 @@ static void kmem_ro_probe_fill_info(struct kmem_ro_probe_info *info,
 	info->offset = p->offset;
 	info->flags = p->flags & PROBE_UAPI_FLAGS;
 	info->owner = set->owner;
-	info->hits = kmem_ro_probe_hits(p, false);
+	info->hits = kmem_ro_probe_hits(p);
 	strscpy(info->name, p->name, sizeof(info->name));
 }
 
@@ -938,12 +1229,12 @@ static bool kmem_ro_probe_list_set(struct kmem_ro_probe_set *set, struct kmem_ro
 				   struct kmem_ro_probe_info *buf, unsigned int room, bool last,
 				   unsigned int *k, u32 *count)
 {
-	int id = cur->serial == set->serial ? cur->id : 0;
+	unsigned long id = cur->serial == set->serial ? cur->id : 0;
 	struct kmem_ro_probe *p;
 	bool ended = true;
 
 	mutex_lock(&set->lock);
-	for (; (p = idr_get_next(&set->ids, &id)); id += 1U) {
+	xa_for_each_start(&set->probes, id, p, id) {
 		if (*k < room) {
 			kmem_ro_probe_fill_info(&buf[(*k)++], set, p);
 		} else if (!last) {
@@ -1006,7 +1297,8 @@ static long kmem_ro_probe_list(struct file *file, void __user *uarg)
 			goto out;
 	}
 	if (a.cap) {
-		buf = kvmalloc_array(min_t(u32, a.cap, PROBE_CHUNK), sizeof(*buf), GFP_KERNEL);
+		buf = kvmalloc_array(min_t(u32, a.cap, PROBE_CHUNK), sizeof(*buf),
+				     GFP_KERNEL_ACCOUNT);
 		if (!buf)
 			return -ENOMEM;
 	}
@@ -1070,13 +1362,14 @@ int kmem_ro_probe_for_each_hits(struct file *file,
 	struct kmem_ro_probe_set *set = kmem_ro_probe_set(file, false);
 	struct kmem_ro_probe *p;
 	unsigned int idx = 0;
-	int id, err = 0;
+	unsigned long id;
+	int err = 0;
 
 	if (!set)
 		return 0;
 	mutex_lock(&set->lock);
-	idr_for_each_entry(&set->ids, p, id) {
-		err = fn(arg, idx++, set->nr, p->id, kmem_ro_probe_hits(p, false));
+	xa_for_each(&set->probes, id, p) {
+		err = fn(arg, idx++, set->nr, p->id, kmem_ro_probe_hits(p));
 		if (err)
 			break;
 	}
@@ -1145,16 +1438,16 @@ static void kmem_ro_probe_set_gone(struct kmem_ro_probe_set *set, const struct m
 {
 	struct kmem_ro_probe **entry = NULL, *p;
 	unsigned int n = 0, k = 0;
-	int id;
+	unsigned long id;
 
 	mutex_lock(&set->lock);
-	idr_for_each_entry(&set->ids, p, id)
+	xa_for_each(&set->probes, id, p)
 		n += kmem_ro_probe_dies(p, mod, all);
 	if (!n)
 		goto out;
 	/* one filter update for them all; without memory, one each */
 	entry = kvmalloc_array(n, sizeof(*entry), GFP_KERNEL);
-	idr_for_each_entry(&set->ids, p, id) {
+	xa_for_each(&set->probes, id, p) {
 		if (!kmem_ro_probe_dies(p, mod, all) || p->offset ||
 		    !(p->flags & KMEM_RO_PROBE_ENABLED))
 			continue;
@@ -1165,7 +1458,7 @@ static void kmem_ro_probe_set_gone(struct kmem_ro_probe_set *set, const struct m
 	}
 	kmem_ro_ftrace_disable(set, entry, k);
 	/* kprobes kill their own; lookups may still find these until DEL */
-	idr_for_each_entry(&set->ids, p, id) {
+	xa_for_each(&set->probes, id, p) {
 		if (!kmem_ro_probe_dies(p, mod, all))
 			continue;
 		rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
@@ -1213,6 +1506,8 @@ static struct notifier_block kmem_ro_probe_module_nb = {
  */
 int kmem_ro_probe_init(void)
 {
+	/* ids are xarray indices: 64 bits */
+	BUILD_BUG_ON(sizeof(unsigned long) < sizeof(u64));
 	return register_module_notifier(&kmem_ro_probe_module_nb);
 }
 
@@ -1263,8 +1558,9 @@ long kmem_ro_probe_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
 void kmem_ro_probe_release(struct file *file)
 {
 	struct kmem_ro_probe_set *set = file->private_data;
-	struct kmem_ro_probe *p;
-	int id;
+	struct kmem_ro_probe **all, *p;
+	unsigned int k = 0;
+	unsigned long id;
 
 	if (!set)
 		return;
@@ -1275,14 +1571,22 @@ void kmem_ro_probe_release(struct file *file)
 	/* no callback after this returns (ftrace waits for them) */
 	if (set->ops_on)
 		unregister_ftrace_function(&set->ops);
-	idr_for_each_entry(&set->ids, p, id)
-		if (p->offset)
+	/* the kprobes in one batch; without memory, one at a time */
+	all = kvmalloc_array(max(set->nr, 1U), sizeof(*all), GFP_KERNEL);
+	xa_for_each(&set->probes, id, p) {
+		if (all)
+			all[k++] = p;
+		else if (p->offset)
 			unregister_kprobe(&p->kp);
-	idr_for_each_entry(&set->ids, p, id)
+	}
+	kmem_ro_kprobes_unregister(all, k);
+	kvfree(all);
+	xa_for_each(&set->probes, id, p)
 		kmem_ro_probe_free(p);
+	atomic_long_sub(set->nr, &kmem_ro_nr_probes);
 	ftrace_free_filter(&set->ops);
 	ftrace_free_filter(&set->check);
-	idr_destroy(&set->ids);
+	xa_destroy(&set->probes);
 	rhashtable_destroy(&set->ht);
 	kfree(set);
 }

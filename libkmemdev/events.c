@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Events: the kmem_ro generic netlink family (uapi/kmem_ro_events.h)
- * through libnl-genl, and KMEM_RO_IOC_EVENTS_SNAPSHOT.
+ * through libnl-genl.  Built when libnl-genl is found (events.mk);
+ * events_none.c otherwise.  KMEM_RO_IOC_EVENTS_SNAPSHOT is snapshot.c's.
  *
  * libnl resolves the family and its groups and runs the GET_INFO request,
  * on a second socket so that its reply never mixes with events.  Events
@@ -14,7 +15,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -446,26 +446,4 @@ void kmemdev_events_close(struct kmemdev_events *ev)
 	nl_socket_free(ev->req);
 	free(ev->buf);
 	free(ev);
-}
-
-int kmemdev_events_snapshot(struct kmemdev *h, unsigned int interval_ms,
-			    uint64_t *id)
-{
-	struct kmem_ro_events_snapshot arg = {
-		.size = sizeof(arg),
-		.flags = interval_ms ? 0 : KMEM_RO_EVENTS_SNAPSHOT_STOP,
-		.interval_ms = interval_ms,
-	};
-	int err;
-
-	if (!h)
-		return -EINVAL;
-	err = kmemdev__feature(h, KMEM_RO_FEAT_EVENTS);
-	if (err)
-		return err;
-	if (ioctl(h->fd, KMEM_RO_IOC_EVENTS_SNAPSHOT, &arg) < 0)
-		return -errno;
-	if (id)
-		*id = arg.id;
-	return 0;
 }

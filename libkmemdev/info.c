@@ -12,32 +12,50 @@
 int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 		 struct kmem_ro_range *ram, unsigned int ram_cap)
 {
-	/* Build the argument from zero: stale caller data must not reach the
-	 * driver, which rejects anything it does not expect. */
-	struct kmem_ro_info arg = {
-		.size = sizeof(arg),
-		.flags = 0,
-		.ram_addr = (uintptr_t)ram,
-		.ram_cap = ram_cap,
-	};
+	/*
+	 * The answer is built here, from zero (stale caller data must not
+	 * reach the driver, which rejects what it does not expect), in the
+	 * caller's size, and copied out only on success.
+	 */
+	union {
+		struct kmem_ro_info info;
+		unsigned char raw[KMEMDEV_ARG_MAX];
+	} arg;
+	uint64_t size;
 	int ret;
 
 	if (!h || !info || !ram != !ram_cap)
 		return -EINVAL;
-	if (h->backend == KMEMDEV_BACKEND_KCORE)
-		return kmemdev__kcore_info(h, info, ram, ram_cap);
-	if (h->fd < 0)
-		return -EINVAL;
+	ret = kmemdev__arg_size(info->size, KMEM_RO_INFO_SIZE_VER0);
+	if (ret)
+		return ret;
+	size = info->size;
+	memset(&arg, 0, size > sizeof(arg.info) ? size : sizeof(arg.info));
 
-	do
-		ret = ioctl(h->fd, KMEM_RO_IOC_INFO, &arg);
-	while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		return -errno;
-	if (arg.ram_count > INT_MAX)
-		return -EOVERFLOW;
-	memcpy(info, &arg, sizeof(*info));
-	return (int)arg.ram_count;
+	if (h->backend == KMEMDEV_BACKEND_KCORE) {
+		ret = kmemdev__kcore_info(h, &arg.info, ram, ram_cap);
+		if (ret < 0)
+			return ret;
+		arg.info.ram_addr = (uintptr_t)ram;
+		arg.info.ram_cap = ram_cap;
+	} else {
+		if (h->fd < 0)
+			return -EINVAL;
+		arg.info.ram_addr = (uintptr_t)ram;
+		arg.info.ram_cap = ram_cap;
+		arg.info.size = size;
+		do
+			ret = ioctl(h->fd, KMEM_RO_IOC_INFO, &arg);
+		while (ret < 0 && errno == EINTR);
+		if (ret < 0)
+			return -errno;
+		if (arg.info.ram_count > INT_MAX)
+			return -EOVERFLOW;
+		ret = (int)arg.info.ram_count;
+	}
+	arg.info.size = size;
+	memcpy(info, &arg, size);
+	return ret;
 }
 
 /* Retries while hotplug makes the list grow between two calls. */

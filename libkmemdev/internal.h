@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libkmemdev internals.  Names with a double underscore (kmemdev__*) are
- * never exported: they are hidden twice, by -fvisibility=hidden and by the
- * attribute below, because the version script's kmemdev_* glob would
- * otherwise match them.  Unit tests link libkmemdev.a and may call them.
+ * never exported: -fvisibility=hidden, the attribute below and the version
+ * script (which names each exported function) all keep them in.  Unit
+ * tests link libkmemdev.a and may call them.
  */
 #ifndef KMEMDEV_INTERNAL_H
 #define KMEMDEV_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,6 +26,19 @@
 #define offsetofend(TYPE, FIELD) \
 	(offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
 #endif
+
+/*
+ * The size a caller states in a kmem_ro.h argument struct (see
+ * KMEMDEV_ARG()): -EINVAL below the struct's first published layout
+ * (@ver0), -E2BIG above KMEMDEV_ARG_MAX, else 0.  The library reads and
+ * writes no byte of the caller's struct past it.
+ */
+static inline int kmemdev__arg_size(uint64_t size, size_t ver0)
+{
+	if (size < ver0)
+		return -EINVAL;
+	return size > KMEMDEV_ARG_MAX ? -E2BIG : 0;
+}
 
 /*
  * Options handling in the style of libbpf's OPTS_VALID/OPTS_GET: a caller

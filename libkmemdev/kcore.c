@@ -272,11 +272,12 @@ int kmemdev__kcore_info(struct kmemdev *h, struct kmem_ro_info *info,
 {
 	const struct kmemdev_kcore *kc = &h->kcore;
 	const struct kmemdev_kseg *img = NULL, *mod = NULL;
-	struct kmem_ro_info in = { .size = sizeof(in) };
+	struct kmem_ro_info in;
 	uint64_t kernel_map = 0;
 	unsigned int i, n = 0;
 	long page;
 
+	memset(&in, 0, sizeof(in));	/* kmemdev_info() sets the size */
 	page = sysconf(_SC_PAGESIZE);
 	if (page <= 0 || (page & (page - 1)))
 		return -EPROTO;

@@ -220,7 +220,7 @@ int kmemdev__maps_init(struct kmemdev *h, const struct kmem_ro_range *ram,
 static int maps_get(struct kmemdev *h, struct kmemdev_maps **out)
 {
 	struct kmem_ro_range *ram = NULL;
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct kmemdev_maps *m;
 	unsigned int nr = 0;
 	int err = 0;

@@ -24,10 +24,12 @@ int kmemdev_pagemap(struct kmemdev *h, struct kmem_ro_pagemap *arg)
 
 	if (!h || !arg)
 		return -EINVAL;
+	err = kmemdev__arg_size(arg->size, KMEM_RO_PAGEMAP_SIZE_VER0);
+	if (err)
+		return err;
 	err = kmemdev__feature(h, KMEM_RO_FEAT_PAGEMAP);
 	if (err)
 		return err;
-	arg->size = sizeof(*arg);
 	/* EINTR: killed while waiting for the mmap lock; nothing written. */
 	do
 		err = ioctl(h->fd, KMEM_RO_IOC_PAGEMAP, arg);
@@ -123,12 +125,12 @@ int kmemdev_pagemap_runs(struct kmemdev *h, pid_t pid, uint64_t start,
 	psize = h->info.page_size ? h->info.page_size : page_size();
 
 	while (pos < end) {
-		struct kmem_ro_pagemap a = {
+		KMEMDEV_ARG(kmem_ro_pagemap, a,
 			.flags = KMEM_RO_PAGEMAP_RUNS,
 			.pid = (uint32_t)pid,
 			.start = pos,
 			.end = end,
-		};
+		);
 		size_t i = 0;
 
 		/* Keep at least half the buffer free for each call. */

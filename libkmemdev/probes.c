@@ -107,9 +107,10 @@ int kmemdev_probes_add(struct kmemdev *h, struct kmem_ro_probe_spec *specs,
 }
 
 /*
- * ENABLE, DISABLE, DEL or STATS over ids[0..n) (ids NULL: the ALL flag,
- * counts_cap = n), batched and resumed.  Returns the number of probes
- * acted on (with ALL: the number the driver reports) or -errno.
+ * ENABLE, DISABLE, DEL or STATS over ids[0..n), batched and resumed, or
+ * with KMEM_RO_PROBE_ALL in @flags over every probe (no ids; counts_cap =
+ * n).  Returns the number of probes acted on (with ALL: the number the
+ * driver reports) or -errno.
  */
 static int ids_call(struct kmemdev *h, unsigned long cmd, const uint64_t *ids,
 		    unsigned int n, uint64_t *counts, uint64_t flags)
@@ -117,22 +118,22 @@ static int ids_call(struct kmemdev *h, unsigned long cmd, const uint64_t *ids,
 	unsigned int off = 0;
 	int err;
 
-	if (!h || (!ids && n && cmd != KMEM_RO_IOC_PROBE_STATS))
+	if (!h || (!ids && n && !(flags & KMEM_RO_PROBE_ALL)))
 		return -EINVAL;
 	err = probes_feature(h);
 	if (err)
 		return err;
 
-	if (!ids) {
-		uint64_t none;	/* STATS wants a buffer even to only count */
+	if (flags & KMEM_RO_PROBE_ALL) {
 		struct kmem_ro_probe_ids arg = {
 			.size = sizeof(arg),
-			.flags = flags | KMEM_RO_PROBE_ALL,
+			.flags = flags,
 		};
 
-		if (cmd == KMEM_RO_IOC_PROBE_STATS) {
-			arg.counts_addr = (uintptr_t)(counts ? counts : &none);
-			arg.counts_cap = counts ? n : 0;
+		/* No counts: STATS only counts the probes (and resets none). */
+		if (cmd == KMEM_RO_IOC_PROBE_STATS && counts && n) {
+			arg.counts_addr = (uintptr_t)counts;
+			arg.counts_cap = n;
 		}
 
 		/* Nothing is done before the driver checks for a signal. */
@@ -152,6 +153,7 @@ static int ids_call(struct kmemdev *h, unsigned long cmd, const uint64_t *ids,
 			.ids_addr = (uintptr_t)(ids + off),
 			.count = left,
 			.counts_addr = counts ? (uintptr_t)(counts + off) : 0,
+			.counts_cap = counts ? left : 0,
 		};
 
 		if (ioctl(h->fd, cmd, &arg) < 0) {
@@ -168,50 +170,82 @@ static int ids_call(struct kmemdev *h, unsigned long cmd, const uint64_t *ids,
 	return n > (unsigned int)INT32_MAX ? INT32_MAX : (int)n;
 }
 
-int kmemdev_probes_enable(struct kmemdev *h, const uint64_t *ids,
-			  unsigned int n)
+/*
+ * ENABLE, DISABLE or DEL by ids.  An empty vector acts on nothing, whatever
+ * the pointer: never on every probe (that is what *_all() is for).
+ */
+static int ids_act(struct kmemdev *h, unsigned long cmd, const uint64_t *ids,
+		   unsigned int n)
 {
 	int err;
 
-	if (ids && !n)
-		return h ? 0 : -EINVAL;
-	err = ids_call(h, KMEM_RO_IOC_PROBE_ENABLE, ids, n, NULL, 0);
+	if (!h || (!ids && n))
+		return -EINVAL;
+	if (!n)
+		return 0;
+	err = ids_call(h, cmd, ids, n, NULL, 0);
 	return err < 0 ? err : 0;
+}
+
+static int all_act(struct kmemdev *h, unsigned long cmd)
+{
+	int err = ids_call(h, cmd, NULL, 0, NULL, KMEM_RO_PROBE_ALL);
+
+	return err < 0 ? err : 0;
+}
+
+int kmemdev_probes_enable(struct kmemdev *h, const uint64_t *ids,
+			  unsigned int n)
+{
+	return ids_act(h, KMEM_RO_IOC_PROBE_ENABLE, ids, n);
+}
+
+int kmemdev_probes_enable_all(struct kmemdev *h)
+{
+	return all_act(h, KMEM_RO_IOC_PROBE_ENABLE);
 }
 
 int kmemdev_probes_disable(struct kmemdev *h, const uint64_t *ids,
 			   unsigned int n)
 {
-	int err;
+	return ids_act(h, KMEM_RO_IOC_PROBE_DISABLE, ids, n);
+}
 
-	if (ids && !n)
-		return h ? 0 : -EINVAL;
-	err = ids_call(h, KMEM_RO_IOC_PROBE_DISABLE, ids, n, NULL, 0);
-	return err < 0 ? err : 0;
+int kmemdev_probes_disable_all(struct kmemdev *h)
+{
+	return all_act(h, KMEM_RO_IOC_PROBE_DISABLE);
 }
 
 int kmemdev_probes_del(struct kmemdev *h, const uint64_t *ids, unsigned int n)
 {
-	int err;
+	return ids_act(h, KMEM_RO_IOC_PROBE_DEL, ids, n);
+}
 
-	if (ids && !n)
-		return h ? 0 : -EINVAL;
-	err = ids_call(h, KMEM_RO_IOC_PROBE_DEL, ids, n, NULL, 0);
-	return err < 0 ? err : 0;
+int kmemdev_probes_del_all(struct kmemdev *h)
+{
+	return all_act(h, KMEM_RO_IOC_PROBE_DEL);
 }
 
 int kmemdev_probes_stats(struct kmemdev *h, const uint64_t *ids,
-			 unsigned int n, uint64_t *counts, bool reset)
+			 unsigned int n, uint64_t *counts, uint64_t flags)
 {
-	if (!h || (n && !counts))
+	if (!h || (n && (!ids || !counts)) || (flags & ~KMEM_RO_PROBE_RESET))
 		return -EINVAL;
-	if (ids && !n)
+	if (!n)
 		return 0;
-	return ids_call(h, KMEM_RO_IOC_PROBE_STATS, ids, n, counts,
-			reset ? KMEM_RO_PROBE_RESET : 0);
+	return ids_call(h, KMEM_RO_IOC_PROBE_STATS, ids, n, counts, flags);
 }
 
-int kmemdev_probes_list(struct kmemdev *h, bool all_files,
+int kmemdev_probes_stats_all(struct kmemdev *h, uint64_t *counts,
+			     unsigned int cap, uint64_t flags)
+{
+	if (!h || (cap && !counts) || (flags & ~KMEM_RO_PROBE_RESET))
+		return -EINVAL;
+	return ids_call(h, KMEM_RO_IOC_PROBE_STATS, NULL, cap, counts,
+			flags | KMEM_RO_PROBE_ALL);
+}
+
+int kmemdev_probes_list(struct kmemdev *h, uint64_t flags,
 			struct kmem_ro_probe_info **out, unsigned int *count)
 {
 	struct kmem_ro_probe_info *buf = NULL;
@@ -222,7 +256,7 @@ int kmemdev_probes_list(struct kmemdev *h, bool all_files,
 		*out = NULL;
 	if (count)
 		*count = 0;
-	if (!h || !out || !count)
+	if (!h || !out || !count || (flags & ~KMEM_RO_PROBE_LIST_ALL_FILES))
 		return -EINVAL;
 	err = probes_feature(h);
 	if (err)
@@ -231,7 +265,7 @@ int kmemdev_probes_list(struct kmemdev *h, bool all_files,
 	for (tries = 0; tries < PROBE_LIST_TRIES; tries++) {
 		struct kmem_ro_probe_list arg = {
 			.size = sizeof(arg),
-			.flags = all_files ? KMEM_RO_PROBE_LIST_ALL_FILES : 0,
+			.flags = flags,
 			.buf_addr = (uintptr_t)buf,
 			.cap = cap,
 		};

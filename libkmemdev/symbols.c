@@ -450,23 +450,23 @@ int kmemdev_symbol(struct kmemdev *h, const char *name, uint64_t *addr)
 	return 0;
 }
 
-int kmemdev_symbolize(struct kmemdev *h, uint64_t addr, const char **name,
-		      uint64_t *offset)
+int kmemdev_symbolize(struct kmemdev *h, uint64_t addr,
+		      const struct kmemdev_sym **sym, uint64_t *offset)
 {
 	const struct kmemdev_symtab *tab;
-	const struct kmemdev_sym *sym;
+	const struct kmemdev_sym *s;
 	int err;
 
-	if (!h || !name)
+	if (!h || !sym)
 		return -EINVAL;
 	err = symbols(h, &tab);
 	if (err)
 		return err;
-	err = kmemdev__symtab_nearest(tab, addr, &sym);
+	err = kmemdev__symtab_nearest(tab, addr, &s);
 	if (err)
 		return err;
-	*name = sym->name;
+	*sym = s;
 	if (offset)
-		*offset = addr - sym->addr;
+		*offset = addr - s->addr;
 	return 0;
 }

@@ -18,10 +18,12 @@ int kmemdev_walk(struct kmemdev *h, struct kmem_ro_walk *w)
 
 	if (!h || !w)
 		return -EINVAL;
+	err = kmemdev__arg_size(w->size, KMEM_RO_WALK_SIZE_VER0);
+	if (err)
+		return err;
 	err = kmemdev__feature(h, KMEM_RO_FEAT_WALK);
 	if (err)
 		return err;
-	w->size = sizeof(*w);
 	/* EINTR: a signal before any node, nothing written; same call again. */
 	do
 		err = ioctl(h->fd, KMEM_RO_IOC_WALK, w);
@@ -76,6 +78,10 @@ int kmemdev_walk_all(struct kmemdev *h, struct kmem_ro_walk *w, void **buf,
 		*nodes = 0;
 	if (!h || !w || !buf || !cap || !nodes || (!*buf && *cap))
 		return -EINVAL;
+	/* Only fields of the first layout are used: any valid size will do. */
+	err = kmemdev__arg_size(w->size, KMEM_RO_WALK_SIZE_VER0);
+	if (err)
+		return err;
 	err = record_size(w, &rec);
 	if (err)
 		return err;

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: dependencies and test kernels, warning-free builds (W=1,
-# sparse), host unit tests, the VM suite on every test kernel, and the
-# harness's own self-test (it must be able to fail).  Ends
+# sparse), host unit tests, libkmemdev's ABI against its baseline, the VM
+# suite on every test kernel, and the harness's own self-test (it must be
+# able to fail).  Ends
 # with one line "check: N passed, M failed" summing every Check suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ step make -s deps
 [ $failed -eq 0 ] || { echo "check: 0 passed, 1 failed"; exit 1; }
 step make -s sparse
 step make -s check-unit
+step make -s abi-check
 step make -s check-vm
 step tests/vm/check-harness.sh
 

@@ -13,6 +13,15 @@
 #   root/      the dpkg -x tree (boot/vmlinuz-*, usr/src/linux-headers-*, ...)
 #   release    the kernel release string, e.g. 6.1.0-57-amd64
 #   vmlinuz    symlink to the image
+#   kbuild-root, kbuild-deps  (Debian 13 and later) the suite whose root its
+#              modules are built in, and that root's packages: see
+#              scripts/build-kbuild-root.sh and scripts/build-module.sh
+#   check-root the suite whose root its sparse passes (C=1, C=2) run in
+#
+# Series: 6.1 and 6.12 from bookworm (the machine's own apt sources), 7.3
+# (trixie-backports' newest kernel, the one its linux-image-amd64 names)
+# and sid (sid's linux-image-amd64, for a build-only check) through a
+# private apt configuration in $KMEM_RO_CACHE/apt.
 set -euo pipefail
 
 CACHE=${KMEM_RO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kmem_ro}
@@ -43,11 +52,14 @@ declare -A NEED=(
 	[man]=man-db
 	[modinfo]=kmod
 	[debootstrap]=debootstrap
+	[/usr/lib32/libc.a]=gcc-multilib
+	[abidiff]=abigail-tools
+	[tmux]=tmux
 )
 
 # Only the VM suite and the man-page checks use these.
 TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
-	   python3-drgn groff-base man-db debootstrap)
+	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux)
 
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 
@@ -79,15 +91,53 @@ install_deps() {
 		--no-install-recommends "${missing[@]}" >&2
 }
 
+# Newer suites through apt options alone: the machine's sources, lists and
+# preferences stay untouched, and nothing here is ever installed.
+APTDIR=$CACHE/apt
+APT13=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$APTDIR/sources.list.d"
+       -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts="$APTDIR/preferences.d"
+       -o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache"
+       -o Dir::State::status=/dev/null -o APT::Architecture=amd64
+       -o APT::Sandbox::User=root)
+apt13_updated=
+apt13_update_once() {
+	[ -n "$apt13_updated" ] && return
+	mkdir -p "$APTDIR/sources.list.d" "$APTDIR/preferences.d" \
+		 "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+	cat >"$APTDIR/sources.list.d/debian.sources" <<-EOF
+	Types: deb
+	URIs: ${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	Suites: trixie trixie-backports sid
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	log "apt-get update (trixie, trixie-backports, sid)"
+	apt-get "${APT13[@]}" update -qq >&2
+	apt13_updated=1
+}
+
+# apt-get/apt-cache for a series: the machine's for bookworm's kernels.
+apt_for() {
+	local tool=$1 series=$2
+	shift 2
+	case $series in
+	6.1|6.12) "$tool" "$@" ;;
+	*) "$tool" "${APT13[@]}" "$@" ;;
+	esac
+}
+
 # The image package a metapackage currently points to, e.g.
 # linux-image-amd64 -> linux-image-6.1.0-57-amd64.
 resolve() {
-	local meta=$1 dep
-	dep=$(apt-cache depends "$meta" 2>/dev/null |
+	local series=$1 meta=$2 dep
+	dep=$(apt_for apt-cache "$series" depends "$meta" 2>/dev/null |
 	      awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	if [ -z "$dep" ]; then
-		apt_update_once
-		dep=$(apt-cache depends "$meta" 2>/dev/null |
+		case $series in
+		6.1|6.12) apt_update_once ;;
+		*) apt13_update_once ;;
+		esac
+		dep=$(apt_for apt-cache "$series" depends "$meta" 2>/dev/null |
 		      awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	fi
 	[ -n "$dep" ] || { log "cannot resolve $meta"; exit 1; }
@@ -96,12 +146,66 @@ resolve() {
 
 # 6.1 LTS is bookworm's default kernel; 6.12 LTS is bookworm's linux-6.12
 # (the one linux-source-6.12 matches), reached through its own metapackage.
+# 7.3 and sid: the amd64 metapackage of trixie-backports and of sid.
 metapackage() {
 	case $1 in
 	6.1) echo linux-image-amd64 ;;
 	6.12) echo linux-image-6.12-amd64 ;;
+	7.3) echo linux-image-amd64/trixie-backports ;;
+	sid) echo linux-image-amd64/sid ;;
 	*) log "unknown kernel series $1"; exit 1 ;;
 	esac
+}
+
+# The Debian suite whose toolchain builds modules for a series (its
+# headers name gcc-N-for-host and pahole of that suite); none: the host's.
+kbuild_suite() {
+	case $1 in
+	7.3) echo trixie ;;
+	sid) echo sid ;;
+	esac
+}
+
+# The suite whose sparse its headers accept: 7.x's Makefile wants one that
+# parses __typeof_unqual__, which trixie's 0.6.4 does not and sid's
+# 0.6.5~rc1 does.  That root gets the kernel's own compiler too (Kbuild
+# compiles each file before checking it).
+check_suite() {
+	case $1 in
+	7.3|sid) echo sid ;;
+	esac
+}
+
+# The build and sparse roots of the given series, each made or completed
+# once with what all their headers need.
+kbuild_roots() {
+	local s dir suite
+	local -A need=()
+	for s in "$@"; do
+		dir=$CACHE/kernels/$s
+		[ -s "$dir/kbuild-root" ] || continue
+		while read -r suite; do
+			need[$suite]+=" $(cat "$dir/kbuild-deps")"
+		done < <(cat "$dir/kbuild-root" "$dir/check-root" 2>/dev/null)
+	done
+	for suite in "${!need[@]}"; do
+		# shellcheck disable=SC2086 # one package a word
+		"$(dirname "$0")/build-kbuild-root.sh" "$suite" ${need[$suite]}
+	done
+}
+
+# Debian's linux-kbuild-7.x lacks scripts/checker-valid.sh, which the
+# Makefile runs before sparse: put the stand-in where it looks.
+checker_valid() {
+	local mk f src
+	src=$(dirname "$0")/kbuild-checker-valid.sh
+	mk=$(ls "$CACHE/kernels/$1"/root/usr/src/linux-headers-*-common/Makefile 2>/dev/null) ||
+		return 0
+	grep -q 'scripts/checker-valid\.sh' "$mk" || return 0
+	f=$(dirname "$mk")/scripts/checker-valid.sh
+	# Debian's own, once the package ships one, wins.
+	[ -e "$f" ] && ! grep -q 'Stand-in for the kernel' "$f" && return 0
+	cmp -s "$src" "$f" || install -m 0755 "$src" "$f"
 }
 
 fetch_one() {
@@ -110,28 +214,55 @@ fetch_one() {
 		log "$series: cached $(cat "$dir/release")"
 		return
 	fi
-	release=$(resolve "$(metapackage "$series")")   # 6.1.0-57-amd64
+	[ -n "${REFRESH:-}" ] && [ "$series" != 6.1 ] && [ "$series" != 6.12 ] &&
+		apt13_update_once
+	release=$(resolve "$series" "$(metapackage "$series")")   # 6.1.0-57-amd64
 	abi=${release%-amd64}                            # 6.1.0-57
+	# The series keeps its name when its suite moves on to a newer kernel.
+	[[ $series != [0-9]* || $release == "$series".* ]] ||
+		log "$series: note: the archive now offers $release"
 	if [ -s "$dir/release" ] && [ "$(cat "$dir/release")" = "$release" ] &&
 	   [ -e "$dir/vmlinuz" ]; then
 		log "$series: $release is current"
 		return
 	fi
-	kbuild=$(apt-cache depends "linux-headers-$release" |
+	kbuild=$(apt_for apt-cache "$series" depends "linux-headers-$release" |
 		 awk '/Depends: linux-kbuild-/ { print $2; exit }')
-	pkgs=("linux-image-$release-unsigned" "linux-headers-$release"
-	      "linux-headers-$abi-common" "$kbuild")
+	# 7.x splits the image: linux-image-<release> is a metapackage, the
+	# kernel is linux-binary-<release> (usr/lib/modules/<release>/vmlinuz,
+	# System.map and config in linux-base-<release>), and no -unsigned
+	# package exists.  Debian's modules (linux-modules-*) are not needed.
+	if grep -q "Depends: linux-binary-$release\$" \
+	   <<<"$(apt_for apt-cache "$series" depends "linux-image-$release")"; then
+		pkgs=("linux-binary-$release" "linux-base-$release")
+	else
+		pkgs=("linux-image-$release-unsigned")
+	fi
+	pkgs+=("linux-headers-$release" "linux-headers-$abi-common" "$kbuild")
 	log "$series: downloading ${pkgs[*]}"
 	tmp=$(mktemp -d "$CACHE/tmp.XXXXXX")
-	(cd "$tmp" && apt-get download -qq "${pkgs[@]}" >&2)
+	(cd "$tmp" && apt_for apt-get "$series" download -qq "${pkgs[@]}" >&2)
 	rm -rf "$dir.new"
 	mkdir -p "$dir.new/root"
 	for deb in "$tmp"/*.deb; do
 		dpkg -x "$deb" "$dir.new/root"
 	done
 	rm -rf "$tmp"
-	ln -s "root/boot/vmlinuz-$release" "$dir.new/vmlinuz"
+	for image in "boot/vmlinuz-$release" "usr/lib/modules/$release/vmlinuz" ""; do
+		[ -n "$image" ] || { log "$series: no kernel image in ${pkgs[0]}"; exit 1; }
+		[ -f "$dir.new/root/$image" ] && break
+	done
+	ln -s "root/$image" "$dir.new/vmlinuz"
 	echo "$release" > "$dir.new/release"
+	# Built in a root of the kernel's own suite: what its headers and
+	# kbuild depend on, less the kernel's own packages.
+	if [ -n "$(kbuild_suite "$series")" ]; then
+		kbuild_suite "$series" > "$dir.new/kbuild-root"
+		check_suite "$series" > "$dir.new/check-root"
+		apt_for apt-cache "$series" depends "linux-headers-$release" "$kbuild" |
+			awk '/^ *Depends: [^<]/ && $2 !~ /^linux-/ { print $2 }' | sort -u |
+			tr '\n' ' ' > "$dir.new/kbuild-deps"
+	fi
 	rm -rf "$dir"
 	mv "$dir.new" "$dir"
 	log "$series: $release ready in $dir"
@@ -156,6 +287,8 @@ mkdir -p "$CACHE/kernels"
 for s in $SERIES; do
 	case $s in
 	*-debug) "$(dirname "$0")/build-debug-kernel.sh" ;;	# built, not fetched
-	*) fetch_one "$s" ;;
+	*) fetch_one "$s"; checker_valid "$s" ;;
 	esac
 done
+# shellcheck disable=SC2086 # one series a word
+kbuild_roots $SERIES

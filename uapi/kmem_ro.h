@@ -417,13 +417,37 @@ struct kmem_ro_pagemap {
  * the fd (EPERM), and are refused where lockdown forbids kprobes
  * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
  *
+ * Ids: a file numbers its probes 1, 2, 3, ... in the order they are made
+ * and never gives an id twice, so an id whose probe was deleted names
+ * nothing (ENOENT) and never a later probe.
+ *
+ * Limits: the module parameters max_probes_per_file (default 65536) and
+ * max_probes (all files together, default 262144), writable by root in
+ * /sys/module/kmem_ro/parameters/; a spec beyond either gets -ENOSPC.
+ * Lowering them removes no probe.  Probe memory is charged to the memory
+ * cgroup of the process that adds the probe; ftrace's and kprobes' own
+ * memory for it is not.
+ *
+ * Calls and errors: a call that fails has done nothing.  Its arguments
+ * are checked before anything is done: EINVAL, E2BIG, EPERM, EFAULT (the
+ * argument or its arrays cannot be read), ENOMEM.  What happens after is
+ * reported per entry: ADD gives each spec its own result; ENABLE,
+ * DISABLE, DEL and STATS act on their ids in order and stop at the first
+ * one that fails, whose errno the call returns if it is the first entry;
+ * past it, the call returns 0 and @done says where it stopped (call again
+ * from there to learn why).  EFAULT on an output: ADD removes the probes
+ * it made, STATS with RESET gives the counts back; ENABLE, DISABLE and DEL
+ * write @done (as 0) before acting, so that only another thread unmapping
+ * or write-protecting the argument during the call can make them fail
+ * with EFAULT after acting.
+ *
  * Probes do not pin a module.  When a module is unloaded, its probes (and,
  * once it has finished loading, the probes in its freed init code) are
  * disabled and marked KMEM_RO_PROBE_GONE, as kprobes marks its own: they
  * keep their id and hit count, never hit again, are skipped by ENABLE and
- * stay until DEL or close.  A new probe may go where a gone one was, at
- * the same address, once new code is loaded there; code being unloaded
- * takes no new probe (ENOENT).
+ * DISABLE (which count them as done) and stay until DEL or close.  A new
+ * probe may go where a gone one was, at the same address, once new code is
+ * loaded there; code being unloaded takes no new probe (ENOENT).
  */
 #define KMEM_RO_PROBE_NAME_LEN	128	/* symbol name, NUL included */
 #define KMEM_RO_PROBE_MAX_BATCH	65536	/* specs or ids per call; E2BIG beyond */
@@ -448,8 +472,9 @@ struct kmem_ro_pagemap {
  *	inside an instruction), EOPNOTSUPP (not probe-able: ftrace refuses
  *	the function - notrace, noinstr - or, at an offset, kprobes refuses
  *	the place - kprobe blacklist, jump label, static call, BUG, an
- *	instruction it cannot step), ENOMEM; at an offset, any other error
- *	of register_kprobe() as it is
+ *	instruction it cannot step), ENOSPC (max_probes_per_file or
+ *	max_probes reached), ENOMEM, EBUSY (any other refusal of kprobes
+ *	or ftrace, also when enabling it at the end of the call failed)
  */
 struct kmem_ro_probe_spec {
 	__u64 addr;
@@ -467,6 +492,18 @@ struct kmem_ro_probe_spec {
  * @count: in: 1 to KMEM_RO_PROBE_MAX_BATCH
  * @added: out: specs that got an id
  * @reserved: in: must be 0
+ *
+ * Every spec gets a @result.  Function-entry probes asked to be enabled
+ * are enabled together once all specs are in (one ftrace update); if
+ * ftrace refuses, those probes are removed and their specs get that error
+ * (-ENOMEM or -EBUSY).  An ENABLE, DISABLE or DEL of a new probe by
+ * another thread during the call comes after the ADD and wins.
+ *
+ * Errors of the call: EINVAL (flags, reserved, @specs_addr or @count 0,
+ * size), E2BIG (@count above KMEM_RO_PROBE_MAX_BATCH, size), EPERM,
+ * EFAULT (the argument or a spec cannot be read, a result or @added cannot
+ * be written: the probes the call made are removed again, although
+ * results already written show their ids), ENOMEM (before any spec).
  */
 struct kmem_ro_probe_add {
 	__u64 size;
@@ -481,7 +518,7 @@ struct kmem_ro_probe_add {
 
 /* kmem_ro_probe_ids.flags */
 #define KMEM_RO_PROBE_ALL	(1ULL << 0)	/* every probe of this file; no ids */
-#define KMEM_RO_PROBE_RESET	(1ULL << 1)	/* STATS: zero the counts read */
+#define KMEM_RO_PROBE_RESET	(1ULL << 1)	/* STATS: restart the counts read */
 
 /**
  * struct kmem_ro_probe_ids - argument of ENABLE, DISABLE, DEL and STATS
@@ -489,13 +526,38 @@ struct kmem_ro_probe_add {
  * @flags: in: KMEM_RO_PROBE_ALL, and KMEM_RO_PROBE_RESET for STATS
  * @ids_addr: in: user pointer to @count __u64 probe ids (0 with ALL)
  * @count: in: number of ids (0 with ALL), at most KMEM_RO_PROBE_MAX_BATCH
- * @done: out: probes acted on (an unknown id: ENOENT for the call, after
- *	the ones before it were done)
+ * @done: out: ids acted on, from the first: all @count, or the position
+ *	of the first that failed (ENOENT: no such probe in this file; ENABLE
+ *	or DISABLE: EBUSY or ENOMEM, kprobes or ftrace refused).  With ALL:
+ *	the number of probes the file has.  An id named twice acts once and
+ *	counts at each position.
  * @counts_addr: in, STATS only: user pointer to __u64 hit counts, one per
- *	id (with ALL: per probe in id order, @counts_cap of them; @done says
- *	how many probes there are)
- * @counts_cap: in, STATS with ALL: capacity of @counts_addr
+ *	position of @ids_addr (an id named twice gets the same count at each
+ *	of its positions; RESET restarts it once), or with ALL one per probe
+ *	in id order, at most @counts_cap of them (0 with @counts_cap 0: only
+ *	count the probes)
+ * @counts_cap: in, STATS only: entries @counts_addr holds; by ids, at
+ *	least @count; 0 if and only if @counts_addr is 0
+ * @reserved0: in: must be 0
  * @reserved: in: must be 0
+ *
+ * ENABLE and DISABLE switch entry probes in one ftrace update and leave
+ * none switched past the entry where they stopped.  DEL cannot fail past
+ * its ids: kprobes go in one batch (one RCU grace period for the call).
+ *
+ * STATS: hit counts since the probe was added or last RESET.  RESET
+ * restarts exactly the counts it returns: a hit during the call is counted
+ * in this call or in the next, never lost, never twice.  A STATS with
+ * RESET that fails (EFAULT: the counts or @done cannot be written) resets
+ * nothing.
+ *
+ * Errors: EINVAL (flags, reserved, size, ALL with ids or ids without
+ * @count, @counts_addr/@counts_cap mismatch or too small, counts outside
+ * STATS), E2BIG (@count, size), EPERM (ENABLE, DISABLE), EFAULT (the
+ * argument or the ids cannot be read; see above for outputs), ENOMEM
+ * (before anything is done), and the first id's error: ENOENT, or for
+ * ENABLE and DISABLE EBUSY or ENOMEM.  A file that never had a probe
+ * answers ENOENT for any id without reading the ids.
  */
 struct kmem_ro_probe_ids {
 	__u64 size;
@@ -513,12 +575,13 @@ struct kmem_ro_probe_ids {
 
 /**
  * struct kmem_ro_probe_info - one probe, as KMEM_RO_IOC_PROBE_LIST shows it
- * @id: probe id, unique within its file
+ * @id: probe id, unique within its file and never reused there
  * @addr: function address
  * @offset: bytes into the function
  * @flags: KMEM_RO_PROBE_ENABLED, KMEM_RO_PROBE_KPROBE, KMEM_RO_PROBE_GONE
  * @owner: PID (init namespace) of the process that opened the file
- * @hits: hit count
+ * @reserved: 0
+ * @hits: hit count since the probe was added or last RESET
  * @name: function name
  */
 struct kmem_ro_probe_info {
@@ -543,6 +606,17 @@ struct kmem_ro_probe_info {
  * @cap: in: entries @buf_addr holds (0 to only count)
  * @count: out: probes that exist (may exceed @cap; only @cap written)
  * @reserved: in: must be 0
+ *
+ * Files newest first, each file's probes in id order.  The listing is
+ * copied out in steps of 256 probes, each read under the lock of its
+ * file, so a listing of more than 256 probes is not one snapshot: a probe
+ * added meanwhile is listed if the listing had not yet passed its place
+ * (a file opened meanwhile never is), one deleted or closed before the
+ * listing reached it is not, and no probe is listed twice.
+ *
+ * Errors: EINVAL (flags, reserved, @buf_addr/@cap mismatch, size), E2BIG
+ * (size), EFAULT (the argument, or the buffer when a probe is to be
+ * written), ENOMEM.
  */
 struct kmem_ro_probe_list {
 	__u64 size;

@@ -4,8 +4,14 @@
  *
  * Every function that can fail returns 0 (or a non-negative count) on
  * success and a negative errno value on failure; errno itself is not part of
- * the contract.  kmemdev_strerror() turns those values into kmem_ro-specific
- * sentences.
+ * the contract.  kmemdev_strerror() turns those values into sentences
+ * worded for the operation that failed (enum kmemdev_op).
+ *
+ * ABI: every function is declared and exported whatever the build options;
+ * the library never writes its own sizeof into a struct the caller owns
+ * (KMEMDEV_ARG()); parameters that may grow are flags words; an empty
+ * vector acts on nothing (kmemdev_probes_*_all() act on everything).
+ * `make abi-check` holds the exported ABI to libkmemdev/abi/libkmemdev.abi.
  *
  * A handle may be shared between threads.  Memory mapped by kmemdev_map()
  * stays mapped until kmemdev_close().  Symbol data comes from
@@ -26,12 +32,23 @@
 #include <sys/types.h>
 
 #include "kmem_ro.h"
+#include "kmem_ro_events.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define KMEMDEV_API __attribute__((visibility("default")))
+
+/*
+ * The version of this header, the project's VERSION (MAJOR.MINOR.PATCH).
+ * kmemdev_version() gives the version of the library actually loaded.
+ * Within one MAJOR (the SONAME, libkmemdev.so.MAJOR) a newer library runs
+ * every program built against an older header.
+ */
+#define KMEMDEV_VERSION_MAJOR	0
+#define KMEMDEV_VERSION_MINOR	1
+#define KMEMDEV_VERSION_PATCH	0
 
 /*
  * KMEMDEV_OPTS(TYPE, NAME, ...) declares `struct TYPE NAME`, zeroed, with
@@ -49,6 +66,34 @@ extern "C" {
 			__VA_ARGS__					\
 		};							\
 	})
+
+/*
+ * The library never writes its own sizeof into memory the caller owns.
+ * kmemdev_info(), kmemdev_walk() and kmemdev_pagemap() (and the functions
+ * built on them) take a kmem_ro.h argument struct whose .size the caller
+ * sets: sizeof the struct as the caller was built, from the struct's
+ * KMEM_RO_*_SIZE_VER0 up to 4096 (-EINVAL below, -E2BIG above; 0 is
+ * -EINVAL).  The library reads and writes no byte past it, and the driver
+ * treats it as every ioctl's size (a newer caller's unknown fields must be
+ * zero).  KMEMDEV_ARG(TYPE, NAME, ...) declares `struct TYPE NAME`,
+ * zeroed, with .size set; the other fields as given:
+ *
+ *	KMEMDEV_ARG(kmem_ro_walk, w, .head = head, .link_offset = off);
+ *
+ * Arrays of fixed-size entries (struct kmem_ro_range, kmem_ro_iov,
+ * kmem_ro_probe_spec, kmem_ro_pagemap_run, kmem_ro_field) never change
+ * size: kmem_ro.h gives a grown entry a new struct.  Structs the library
+ * allocates and returns (struct kmemdev_sym, struct kmemdev_event) may
+ * grow at their end.
+ */
+#define KMEMDEV_ARG(TYPE, NAME, ...)					\
+	struct TYPE NAME = {						\
+		.size = sizeof(struct TYPE),				\
+		__VA_ARGS__						\
+	}
+
+/* The largest .size the library accepts in an argument struct. */
+#define KMEMDEV_ARG_MAX		4096
 
 /*
  * Where a handle reads kernel memory from (struct kmemdev_open_opts.backend).
@@ -167,10 +212,16 @@ KMEMDEV_API const char *kmemdev_backend_name(const struct kmemdev *h);
  * then call again with a buffer that large.  Only min(result, ram_cap)
  * entries of @p ram are written.
  *
+ * @p info is an out argument of the size its .size states (see
+ * KMEMDEV_ARG()): on success every byte of it from the flags on is
+ * written, fields the answer lacks as 0, and .size keeps its value; on
+ * failure it is left as it was.  ram_addr and ram_cap show @p ram and
+ * @p ram_cap.
+ *
  * kcore handle: built from the core file's program headers, not asked
  * of a driver, and only the fields kcore can tell are set; the others are
  * 0 (abi_version, features, ioctls, pmd_size, vmalloc_start/end):
- *  - size = sizeof(*info), page_size = the system page size;
+ *  - page_size = the system page size;
  *  - page_offset = p_vaddr - p_paddr of a RAM segment (one with a
  *    physical address, below the image);
  *  - kernel_map = __START_KERNEL_map (x86-64: 0xffffffff80000000), and
@@ -186,11 +237,14 @@ KMEMDEV_API const char *kmemdev_backend_name(const struct kmemdev *h);
  *  - the RAM ranges = the RAM segments' physical ranges (whole pages).
  *
  * @param h handle
- * @param info filled in by the driver
+ * @param info .size in (KMEM_RO_INFO_SIZE_VER0 to KMEMDEV_ARG_MAX), the
+ *	rest filled in by the driver
  * @param ram array receiving System RAM ranges, or NULL
  * @param ram_cap number of entries @p ram holds (0 iff @p ram is NULL)
  * @return total number of System RAM ranges (>= 0) on success, negative
- *	errno otherwise (-EINVAL for bad arguments, -EFAULT, -ENOMEM)
+ *	errno otherwise (-EINVAL for bad arguments or .size below
+ *	KMEM_RO_INFO_SIZE_VER0, -E2BIG for .size above KMEMDEV_ARG_MAX or a
+ *	tail the driver does not know that is not zero, -EFAULT, -ENOMEM)
  */
 KMEMDEV_API int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
 			     struct kmem_ro_range *ram, unsigned int ram_cap);
@@ -203,7 +257,7 @@ KMEMDEV_API int kmemdev_info(struct kmemdev *h, struct kmem_ro_info *info,
  * the driver wrote.
  *
  * @param h handle
- * @param info filled in as by kmemdev_info()
+ * @param info .size in, filled in as by kmemdev_info()
  * @param ram receives a malloc()ed array (free() it), NULL if none
  * @param nr receives the number of ranges
  * @return 0 on success, negative errno otherwise (as kmemdev_info(),
@@ -253,13 +307,15 @@ KMEMDEV_API int kmemdev_symbol_find(struct kmemdev *h, const char *name,
  *
  * @param h handle
  * @param addr kernel address
- * @param name receives the symbol name, valid until kmemdev_close()
+ * @param sym receives the symbol's entry: name, and module (NULL for
+ *	vmlinux); valid until kmemdev_close()
  * @param offset receives addr minus the symbol address; may be NULL
  * @return 0 on success, negative errno otherwise: -ENOENT (addr below every
  *	symbol, or no symbols), -EACCES, -EINVAL, -ENOMEM
  */
 KMEMDEV_API int kmemdev_symbolize(struct kmemdev *h, uint64_t addr,
-				  const char **name, uint64_t *offset);
+				  const struct kmemdev_sym **sym,
+				  uint64_t *offset);
 
 /**
  * @brief Parse an address expression: 0xHEX, SYMBOL, SYMBOL+OFF, SYMBOL-OFF.
@@ -387,15 +443,18 @@ KMEMDEV_API int kmemdev_readv(struct kmemdev *h, struct kmem_ro_iov *iov,
 /**
  * @brief One KMEM_RO_IOC_WALK call: gather fields of every node of a list.
  *
- * Sets w->size to sizeof(*w) and passes everything else through; the
- * caller fills the in fields and reads the out fields as kmem_ro.h
- * describes.  An -EINTR call (a signal before any node) is retried.
+ * Passes @p w to the driver as it is: the caller sets w->size (see
+ * KMEMDEV_ARG()), fills the in fields and reads the out fields as
+ * kmem_ro.h describes.  An -EINTR call (a signal before any node) is
+ * retried.
  *
  * @param h handle (device)
  * @param w walk argument, in and out
  * @return 0 on success (see w->status), negative errno otherwise: -EINVAL
- *	(NULL argument, or the driver's EINVAL), -EOPNOTSUPP (kcore handle,
- *	or the driver lacks KMEM_RO_FEAT_WALK), or the ioctl's error
+ *	(NULL argument, w->size below KMEM_RO_WALK_SIZE_VER0, or the
+ *	driver's EINVAL), -E2BIG (w->size above KMEMDEV_ARG_MAX),
+ *	-EOPNOTSUPP (kcore handle, or the driver lacks KMEM_RO_FEAT_WALK),
+ *	or the ioctl's error
  */
 KMEMDEV_API int kmemdev_walk(struct kmemdev *h, struct kmem_ro_walk *w);
 
@@ -408,8 +467,8 @@ KMEMDEV_API int kmemdev_walk(struct kmemdev *h, struct kmem_ro_walk *w);
  * not locked between calls: a list that changes meanwhile gives a
  * snapshot of no single instant.
  *
- * w: head, flags, link_offset, fields_addr, fields_count are used as
- * given; w->max_nodes caps the total number of nodes (0: no cap beyond
+ * w: size, head, flags, link_offset, fields_addr, fields_count are used
+ * as given; w->max_nodes caps the total number of nodes (0: no cap beyond
  * KMEM_RO_WALK_MAX_NODES) and is given back as it was; start, buf_addr
  * and buf_size are overwritten.  On return w holds the last call's out
  * fields.
@@ -433,20 +492,22 @@ KMEMDEV_API int kmemdev_walk_all(struct kmemdev *h, struct kmem_ro_walk *w,
 /**
  * @brief One KMEM_RO_IOC_PAGEMAP call: page-table entries of a process.
  *
- * Sets arg->size to sizeof(*arg) and passes everything else through; the
- * caller fills the in fields (pid, start, end, flags, buffer) and reads
- * count and walk_end as kmem_ro.h describes.  Entries are those of
+ * Passes @p arg to the driver as it is: the caller sets arg->size (see
+ * KMEMDEV_ARG()), fills the in fields (pid, start, end, flags, buffer)
+ * and reads count and walk_end as kmem_ro.h describes.  Entries are those of
  * /proc/PID/pagemap, PFNs hidden unless the handle's opener had
  * CAP_SYS_ADMIN.  An -EINTR call is retried.
  *
  * @param h handle (device)
  * @param arg pagemap argument, in and out
  * @return 0 on success (arg->walk_end < arg->end: call again from there),
- *	negative errno otherwise: -EINVAL (NULL argument, or the driver's
- *	EINVAL: range, flags, buffer), -EOPNOTSUPP (kcore handle, or the
- *	driver lacks KMEM_RO_FEAT_PAGEMAP), -ESRCH (no such process, a kernel
- *	thread, or one that exited), -EPERM (another process without
- *	CAP_SYS_PTRACE), -EFAULT, -ENOMEM, -E2BIG
+ *	negative errno otherwise: -EINVAL (NULL argument, arg->size below
+ *	KMEM_RO_PAGEMAP_SIZE_VER0, or the driver's EINVAL: range, flags,
+ *	buffer), -E2BIG (arg->size above KMEMDEV_ARG_MAX, or the driver's
+ *	E2BIG), -EOPNOTSUPP (kcore handle, or the driver lacks
+ *	KMEM_RO_FEAT_PAGEMAP), -ESRCH (no such process, a kernel thread, or
+ *	one that exited), -EPERM (another process without CAP_SYS_PTRACE),
+ *	-EFAULT, -ENOMEM
  */
 KMEMDEV_API int kmemdev_pagemap(struct kmemdev *h, struct kmem_ro_pagemap *arg);
 
@@ -536,7 +597,8 @@ KMEMDEV_API int kmemdev_btf_member(struct kmemdev *h, const char *type,
  * offset, flags; KMEM_RO_PROBE_ENABLED arms it at once).  Per-spec
  * failures are not failures of the function: each specs[i].result holds
  * the new probe id (> 0) or a negative errno (-ENOENT, -EEXIST, -EINVAL,
- * -EOPNOTSUPP, -ENOMEM, see kmem_ro.h).
+ * -EOPNOTSUPP, -ENOSPC, -ENOMEM, -EBUSY, see kmem_ro.h).  Ids are never
+ * given twice within a handle.
  *
  * Aliases: the driver checks a name against the one the kernel's own
  * lookup gives for the address, and where several names share one address
@@ -564,16 +626,28 @@ KMEMDEV_API int kmemdev_probes_add(struct kmemdev *h,
 /**
  * @brief Enable probes of this handle (KMEM_RO_IOC_PROBE_ENABLE).
  *
+ * An empty vector acts on nothing: n == 0 is a no-op, whatever @p ids is.
+ * kmemdev_probes_enable_all() acts on every probe of the handle.
+ *
  * @param h handle (device)
- * @param ids probe ids from kmemdev_probes_add(), or NULL with n == 0 for
- *	every probe of the handle
- * @param n number of ids (ids non-NULL with n == 0 is a no-op)
+ * @param ids probe ids from kmemdev_probes_add(); NULL only with n == 0
+ * @param n number of ids
  * @return 0 on success, negative errno otherwise: -ENOENT (an unknown id;
- *	the ids before it were acted on), -EINVAL, -EOPNOTSUPP, -EPERM,
- *	-EFAULT, -ENOMEM, -EPROTO
+ *	the ids before it were acted on), -EBUSY (kprobes or ftrace refused
+ *	a probe; the ids before it were acted on), -EINVAL, -EOPNOTSUPP,
+ *	-EPERM, -EFAULT, -ENOMEM, -EPROTO
  */
 KMEMDEV_API int kmemdev_probes_enable(struct kmemdev *h, const uint64_t *ids,
 				      unsigned int n);
+
+/**
+ * @brief Enable every probe of this handle (KMEM_RO_PROBE_ALL).
+ *
+ * @param h handle (device)
+ * @return 0 on success, negative errno otherwise: as
+ *	kmemdev_probes_enable(), but no -ENOENT
+ */
+KMEMDEV_API int kmemdev_probes_enable_all(struct kmemdev *h);
 
 /**
  * @brief Disable probes of this handle (KMEM_RO_IOC_PROBE_DISABLE).
@@ -584,35 +658,63 @@ KMEMDEV_API int kmemdev_probes_disable(struct kmemdev *h, const uint64_t *ids,
 				       unsigned int n);
 
 /**
+ * @brief Disable every probe of this handle (KMEM_RO_PROBE_ALL).
+ *
+ * Return values as kmemdev_probes_enable_all().
+ */
+KMEMDEV_API int kmemdev_probes_disable_all(struct kmemdev *h);
+
+/**
  * @brief Remove probes of this handle (KMEM_RO_IOC_PROBE_DEL).
  *
- * Arguments and return values as kmemdev_probes_enable(); ids NULL with
- * n == 0 removes every probe of the handle.
+ * Arguments and return values as kmemdev_probes_enable(): n == 0 removes
+ * nothing.
  */
 KMEMDEV_API int kmemdev_probes_del(struct kmemdev *h, const uint64_t *ids,
 				   unsigned int n);
 
 /**
+ * @brief Remove every probe of this handle (KMEM_RO_PROBE_ALL).
+ *
+ * Return values as kmemdev_probes_enable_all().
+ */
+KMEMDEV_API int kmemdev_probes_del_all(struct kmemdev *h);
+
+/**
  * @brief Hit counts of probes of this handle (KMEM_RO_IOC_PROBE_STATS).
  *
- * With @p ids: counts[i] receives the count of ids[i].  With ids NULL:
- * every probe of the handle, counts[] in id order (the order of
- * kmemdev_probes_list() of this handle), at most @p n of them; pass
- * counts NULL and n 0 to learn the number of probes only.
+ * counts[i] receives the count of ids[i]; n == 0 reads nothing.
  *
  * @param h handle (device)
- * @param ids probe ids, or NULL for all
- * @param n number of ids, or (ids NULL) capacity of @p counts
+ * @param ids probe ids; NULL only with n == 0
+ * @param n number of ids
  * @param counts receives the counts; NULL only with n == 0
- * @param reset zero each count once read
- * @return the number of counts (with ids: n; with ids NULL: the number of
- *	probes the handle has, which may exceed n) on success, negative errno
- *	otherwise: -ENOENT (an unknown id), -EINVAL, -EOPNOTSUPP, -EFAULT,
- *	-EPROTO
+ * @param flags 0, or KMEM_RO_PROBE_RESET: restart each count read from 0
+ *	(no hit is lost)
+ * @return n on success, negative errno otherwise: -ENOENT (an unknown
+ *	id), -EINVAL (also unknown flags), -EOPNOTSUPP, -EFAULT, -EPROTO
  */
 KMEMDEV_API int kmemdev_probes_stats(struct kmemdev *h, const uint64_t *ids,
 				     unsigned int n, uint64_t *counts,
-				     bool reset);
+				     uint64_t flags);
+
+/**
+ * @brief Hit counts of every probe of this handle (KMEM_RO_PROBE_ALL).
+ *
+ * counts[] in id order (the order of kmemdev_probes_list() of this
+ * handle), at most @p cap of them; counts NULL and cap 0 learn the number
+ * of probes only (and reset none).
+ *
+ * @param h handle (device)
+ * @param counts receives the counts; NULL only with cap == 0
+ * @param cap entries @p counts holds
+ * @param flags 0 or KMEM_RO_PROBE_RESET, as kmemdev_probes_stats()
+ * @return the number of probes the handle has (which may exceed @p cap:
+ *	only @p cap counts were read) on success, negative errno otherwise:
+ *	-EINVAL, -EOPNOTSUPP, -EFAULT, -EOVERFLOW
+ */
+KMEMDEV_API int kmemdev_probes_stats_all(struct kmemdev *h, uint64_t *counts,
+					 unsigned int cap, uint64_t flags);
 
 /**
  * @brief Every probe of this handle, or of every open file of the device.
@@ -622,15 +724,15 @@ KMEMDEV_API int kmemdev_probes_stats(struct kmemdev *h, const uint64_t *ids,
  * than that in between.  Entries come in the driver's order.
  *
  * @param h handle (device)
- * @param all_files KMEM_RO_PROBE_LIST_ALL_FILES: every open file's probes
- *	(see kmem_ro_probe_info.owner), not only this handle's
+ * @param flags 0, or KMEM_RO_PROBE_LIST_ALL_FILES: every open file's
+ *	probes (see kmem_ro_probe_info.owner), not only this handle's
  * @param out receives a malloc()ed array (free() it); NULL when empty or
  *	on failure
  * @param count receives the number of entries
- * @return 0 on success, negative errno otherwise: -EINVAL, -EOPNOTSUPP,
- *	-EFAULT, -ENOMEM, -EAGAIN, -EOVERFLOW
+ * @return 0 on success, negative errno otherwise: -EINVAL (also unknown
+ *	flags), -EOPNOTSUPP, -EFAULT, -ENOMEM, -EAGAIN, -EOVERFLOW
  */
-KMEMDEV_API int kmemdev_probes_list(struct kmemdev *h, bool all_files,
+KMEMDEV_API int kmemdev_probes_list(struct kmemdev *h, uint64_t flags,
 				    struct kmem_ro_probe_info **out,
 				    unsigned int *count);
 
@@ -694,24 +796,62 @@ KMEMDEV_API int kmemdev_probe_glob(struct kmemdev *h, const char *pattern,
 				   kmemdev_sym_fn fn, void *arg);
 
 /**
+ * enum kmemdev_op - what a failed call was doing, for kmemdev_strerror()
+ *
+ * One errno means different things to different calls (-ENOENT: no
+ * device, no such symbol, no such probe id): the text depends on the call.
+ */
+enum kmemdev_op {
+	KMEMDEV_OP_ANY = 0,	/* not known: the errno's own meaning */
+	KMEMDEV_OP_OPEN,	/* kmemdev_open() */
+	KMEMDEV_OP_INFO,	/* kmemdev_info(), kmemdev_info_alloc() */
+	KMEMDEV_OP_SYMBOL,	/* by name: kmemdev_symbol(), _symbol_find(),
+				 * _parse_addr(), _probe_spec_fill(), _probe_glob() */
+	KMEMDEV_OP_SYMBOLIZE,	/* by address: kmemdev_symbolize() */
+	KMEMDEV_OP_READ,	/* kmemdev_read(), kmemdev_map(), kmemdev_readv() */
+	KMEMDEV_OP_WALK,	/* kmemdev_walk(), kmemdev_walk_all() */
+	KMEMDEV_OP_PAGEMAP,	/* kmemdev_pagemap(), kmemdev_pagemap_runs() */
+	KMEMDEV_OP_BTF,		/* kmemdev_btf_member() */
+	KMEMDEV_OP_PROBES,	/* kmemdev_probes_*() */
+	KMEMDEV_OP_EVENTS,	/* kmemdev_events_*() but _snapshot() */
+	KMEMDEV_OP_SNAPSHOT,	/* kmemdev_events_snapshot() */
+};
+
+/**
  * @brief Describe an error code returned by this library.
  *
- * kmem_ro-specific sentences for the codes the library itself produces
- * (they describe kmemdev_open() failures first), the C library's text for
- * the others.  Thread-safe; the string is static.
+ * The reason, worded for the operation that failed and naming what it
+ * lacked ("no such symbol in /proc/kallsyms", "no kmem_ro device: ..."),
+ * for the codes that operation produces; the C library's text for the
+ * others and for KMEMDEV_OP_ANY.  One line, no operation or object name
+ * of the caller's: "<operation> <object>: <reason>" is the caller's to
+ * print.  Thread-safe; the string is static.
  *
+ * @param op the call that failed (an unknown value counts as
+ *	KMEMDEV_OP_ANY)
  * @param err negative errno as returned by libkmemdev (a positive errno is
  *	accepted too)
  * @return a non-empty, static, NUL-terminated string
  */
-KMEMDEV_API const char *kmemdev_strerror(int err);
+KMEMDEV_API const char *kmemdev_strerror(enum kmemdev_op op, int err);
 
-#ifdef KMEMDEV_HAVE_EVENTS
+/**
+ * @brief Version of the library running, "MAJOR.MINOR.PATCH".
+ *
+ * The KMEMDEV_VERSION_* macros give the version of the header a program
+ * was built with; this one the library it runs with, which may be newer.
+ *
+ * @return a static string, e.g. "0.1.0"
+ */
+KMEMDEV_API const char *kmemdev_version(void);
+
 /*
  * Events (uapi/kmem_ro_events.h): module loads and unloads, and periodic
  * hit-count snapshots of a handle's probes, pushed by the kernel over
- * generic netlink.  Built only when libnl-genl was found at build time;
- * kmemdev.pc then adds -DKMEMDEV_HAVE_EVENTS to the compiler flags.
+ * generic netlink.  The stream functions need libnl-genl: a library built
+ * without it (the build says so) declares and exports them all the same,
+ * and they fail with -EOPNOTSUPP (kmemdev_events_close() does nothing).
+ * kmemdev_events_snapshot() is a plain ioctl and works either way.
  *
  * A stream (struct kmemdev_events) is one netlink socket: subscribe it to
  * groups, then wait for events with kmemdev_events_next(), or poll() its
@@ -725,7 +865,6 @@ KMEMDEV_API const char *kmemdev_strerror(int err);
  * bound stream must not run while another thread uses the handle's
  * symbol functions or their results.
  */
-#include "kmem_ro_events.h"
 
 #define KMEMDEV_EVENTS_MODULES		(1U << 0)	/* KMEM_RO_EVENTS_MCGRP_MODULES */
 #define KMEMDEV_EVENTS_SNAPSHOTS	(1U << 1)	/* KMEM_RO_EVENTS_MCGRP_SNAPSHOTS */
@@ -799,7 +938,8 @@ struct kmemdev_events;
  *	NULL; it must outlive the stream
  * @return 0 on success, negative errno otherwise: -ENOENT (no kmem_ro
  *	family: the module is not loaded, or runs in another network
- *	namespace), -EINVAL (@out NULL), -ENOMEM, or the socket's error
+ *	namespace), -EOPNOTSUPP (this library was built without
+ *	libnl-genl), -EINVAL (@out NULL), -ENOMEM, or the socket's error
  */
 KMEMDEV_API int kmemdev_events_open(struct kmemdev_events **out,
 				    struct kmemdev *h);
@@ -876,7 +1016,6 @@ KMEMDEV_API void kmemdev_events_close(struct kmemdev_events *ev);
  */
 KMEMDEV_API int kmemdev_events_snapshot(struct kmemdev *h, unsigned int interval_ms,
 					uint64_t *id);
-#endif /* KMEMDEV_HAVE_EVENTS */
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
 /*
  * An outside program built against an installed libkmemdev with nothing but
  * `pkg-config --cflags --libs kmemdev` (install_test.sh builds it shared and
- * static).  Prints which source it reads, the layout it learned and the
- * running kernel's banner.
+ * static).  Prints the library's version (built with, running), which
+ * source it reads, the layout it learned and the running kernel's banner.
  *
  *	example [auto|device|kcore]
  *
@@ -16,9 +16,10 @@
 
 #include <kmemdev.h>
 
-static int fail(const char *what, int err)
+/* "example: <operation>: <reason for that operation>" */
+static int fail(const char *what, enum kmemdev_op op, int err)
 {
-	fprintf(stderr, "example: %s: %s\n", what, kmemdev_strerror(err));
+	fprintf(stderr, "example: %s: %s\n", what, kmemdev_strerror(op, err));
 	return 1;
 }
 
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 {
 	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_AUTO);
 	struct kmem_ro_range *ram = NULL;
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	char banner[256] = "";
 	struct kmemdev *h;
 	unsigned int nr;
@@ -42,15 +43,19 @@ int main(int argc, char **argv)
 	else if (argc == 2 && strcmp(argv[1], "auto"))
 		goto usage;
 
+	/* The header this was built with, the library it runs with. */
+	printf("libkmemdev: %d.%d.%d, running %s\n", KMEMDEV_VERSION_MAJOR,
+	       KMEMDEV_VERSION_MINOR, KMEMDEV_VERSION_PATCH, kmemdev_version());
+	fflush(stdout);
 	err = kmemdev_open(&h, &opts);
 	if (err)
-		return fail("open", err);
+		return fail("open", KMEMDEV_OP_OPEN, err);
 	printf("backend: %s\n", kmemdev_backend_name(h));
 
 	err = kmemdev_info_alloc(h, &info, &ram, &nr);
 	if (err) {
 		kmemdev_close(h);
-		return fail("info", err);
+		return fail("info", KMEMDEV_OP_INFO, err);
 	}
 	/* kcore cannot tell an ABI version: 0 there. */
 	printf("abi: %u\nram ranges: %u\ntext: 0x%llx-0x%llx\n",
@@ -59,11 +64,14 @@ int main(int argc, char **argv)
 	free(ram);
 
 	err = kmemdev_symbol(h, "linux_banner", &addr);
-	if (!err)
-		err = kmemdev_read(h, addr, banner, sizeof(banner) - 1);
+	if (err) {
+		kmemdev_close(h);
+		return fail("linux_banner", KMEMDEV_OP_SYMBOL, err);
+	}
+	err = kmemdev_read(h, addr, banner, sizeof(banner) - 1);
 	kmemdev_close(h);
 	if (err)
-		return fail("linux_banner", err);
+		return fail("linux_banner", KMEMDEV_OP_READ, err);
 	banner[strcspn(banner, "\n")] = '\0';
 	printf("kernel: %s\n", banner);
 	return 0;

@@ -284,9 +284,11 @@ START_TEST(test_info)
 	struct kmem_ro_info info;
 
 	memset(&info, 0xa5, sizeof(info));
+	info.size = sizeof(info);
 	ck_assert_int_eq(kmemdev_info(h, &info, NULL, 0), 3);
 	ck_assert_uint_eq(info.ram_count, 3);
 	memset(&info, 0xa5, sizeof(info));
+	info.size = sizeof(info);
 	ck_assert_int_eq(kmemdev_info(h, &info, ram, 2), 3);
 	ck_assert_uint_eq(ram[0].start, 0x1000);
 	ck_assert_uint_eq(ram[0].end, 0x3000);
@@ -313,14 +315,63 @@ START_TEST(test_info)
 	ck_assert_uint_eq(info.vmalloc_end, 0);
 	ck_assert_uint_eq(info.modules_start, MODULES_START);
 	ck_assert_uint_eq(info.modules_end, MODULES_START + 0x3f000000);
-	ck_assert_uint_eq(info.ram_addr, 0);
+	ck_assert_uint_eq(info.ram_addr, (uintptr_t)ram);
+	ck_assert_uint_eq(info.ram_cap, 4);
 	ck_assert_uint_eq(info.reserved[0] | info.reserved[1], 0);
+}
+END_TEST
+
+/*
+ * The caller's .size says how much of its struct is there: the answer is
+ * written up to it, whatever the library's own sizeof, and never past it.
+ */
+START_TEST(test_info_caller_size)
+{
+	enum { TAIL = 16, GUARD = 16 };
+	union {
+		struct kmem_ro_info info;
+		unsigned char raw[sizeof(struct kmem_ro_info) + TAIL + GUARD];
+	} u;
+	unsigned char *tail = u.raw + sizeof(u.info), *guard = tail + TAIL;
+	struct kmem_ro_range *ram = NULL;
+	unsigned int nr = 0;
+
+	/* A newer caller: its size kept, its unknown fields answered 0. */
+	memset(&u, 0xa5, sizeof(u));
+	u.info.size = sizeof(u.info) + TAIL;
+	ck_assert_int_eq(kmemdev_info(h, &u.info, NULL, 0), 3);
+	ck_assert_uint_eq(u.info.size, sizeof(u.info) + TAIL);
+	ck_assert_uint_eq(u.info.page_offset, PAGE_OFFSET);
+	for (int i = 0; i < TAIL; i++)
+		ck_assert_uint_eq(tail[i], 0);
+	for (int i = 0; i < GUARD; i++)
+		ck_assert_uint_eq(guard[i], 0xa5);
+
+	/* The first layout exactly: nothing past it is touched. */
+	memset(&u, 0xa5, sizeof(u));
+	u.info.size = KMEM_RO_INFO_SIZE_VER0;
+	ck_assert_int_eq(kmemdev_info_alloc(h, &u.info, &ram, &nr), 0);
+	ck_assert_uint_eq(nr, 3);
+	free(ram);
+	ck_assert_uint_eq(u.info.size, KMEM_RO_INFO_SIZE_VER0);
+	ck_assert_uint_eq(u.info.modules_start, MODULES_START);
+	for (size_t i = KMEM_RO_INFO_SIZE_VER0; i < sizeof(u); i++)
+		ck_assert_uint_eq(u.raw[i], 0xa5);
+
+	/* Sizes it cannot take: refused, the struct untouched. */
+	memset(&u, 0xa5, sizeof(u));
+	u.info.size = 0;
+	ck_assert_int_eq(kmemdev_info(h, &u.info, NULL, 0), -EINVAL);
+	ck_assert_uint_eq(u.info.page_offset, 0xa5a5a5a5a5a5a5a5ULL);
+	u.info.size = KMEMDEV_ARG_MAX + 1;
+	ck_assert_int_eq(kmemdev_info(h, &u.info, NULL, 0), -E2BIG);
+	ck_assert_uint_eq(u.info.page_offset, 0xa5a5a5a5a5a5a5a5ULL);
 }
 END_TEST
 
 START_TEST(test_info_without_kallsyms)
 {
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct kmemdev *h2;
 
 	ck_assert_int_eq(open_core(core_path, &h2), 0);
@@ -336,7 +387,7 @@ END_TEST
 START_TEST(test_device_calls_unsupported)
 {
 	struct kmem_ro_iov iov = { .addr = PAGE_OFFSET + 0x1000, .len = 8 };
-	struct kmem_ro_walk w = { 0 };
+	KMEMDEV_ARG(kmem_ro_walk, w);
 	unsigned int done = 7;
 	const void *p = &p;
 	uint32_t nodes;
@@ -425,6 +476,7 @@ static Suite *kcore_suite(void)
 	tcase_add_test(tc, test_read);
 	tcase_add_test(tc, test_read_outside);
 	tcase_add_test(tc, test_info);
+	tcase_add_test(tc, test_info_caller_size);
 	tcase_add_test(tc, test_info_without_kallsyms);
 	tcase_add_test(tc, test_device_calls_unsupported);
 	tcase_add_test(tc, test_refused_files);

@@ -273,7 +273,7 @@ END_TEST
 START_TEST(test_fd_and_info_args)
 {
 	struct kmem_ro_range ram[2];
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct kmemdev *h;
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -295,45 +295,104 @@ START_TEST(test_fd_and_info_args)
 }
 END_TEST
 
+/* Every operation, and one past the last (an unknown value). */
+#define OPS_END	(KMEMDEV_OP_SNAPSHOT + 2)
+
 START_TEST(test_strerror_all_codes)
 {
 	static const int codes[] = {
 		ENOENT, EACCES, EPERM, EPROTO, ENOTTY, EISDIR, E2BIG, EINVAL,
 		ENOMEM, EFAULT, EIO, ENODATA, EOVERFLOW, EBUSY, EAGAIN, EINTR,
-		EOPNOTSUPP, ENOEXEC, ELOOP, ENXIO,
+		EOPNOTSUPP, ENOEXEC, ELOOP, ENXIO, ESRCH, ENOSPC, ENOBUFS,
+		ERANGE, ENAMETOOLONG, ENODEV,
 	};
 	size_t i;
+	int op;
 
-	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-		const char *neg = kmemdev_strerror(-codes[i]);
+	for (op = KMEMDEV_OP_ANY; op < OPS_END; op++) {
+		for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+			const char *neg = kmemdev_strerror(op, -codes[i]);
 
-		ck_assert_ptr_nonnull(neg);
-		ck_assert_uint_gt(strlen(neg), 3);
-		/* Either sign is accepted. */
-		ck_assert_str_eq(neg, kmemdev_strerror(codes[i]));
+			ck_assert_ptr_nonnull(neg);
+			ck_assert_uint_gt(strlen(neg), 3);
+			/* one line: kmemctl prints it after "op object: " */
+			ck_assert_ptr_null(strchr(neg, '\n'));
+			/* Either sign is accepted. */
+			ck_assert_str_eq(neg, kmemdev_strerror(op, codes[i]));
+		}
+		ck_assert_str_eq(kmemdev_strerror(op, 0), "success");
+		ck_assert_uint_gt(strlen(kmemdev_strerror(op, INT32_MIN)), 0);
+		ck_assert_str_eq(kmemdev_strerror(op, -4095), "unknown error");
+		/* Codes no operation words itself: the C library's text. */
+		ck_assert_str_eq(kmemdev_strerror(op, -EIO), "Input/output error");
 	}
-	ck_assert_str_eq(kmemdev_strerror(0), "success");
-	ck_assert_uint_gt(strlen(kmemdev_strerror(INT32_MIN)), 0);
-	ck_assert_str_eq(kmemdev_strerror(-4095), "unknown error");
-	/* Codes the library does not produce: the C library's text. */
-	ck_assert_str_eq(kmemdev_strerror(-EIO), "Input/output error");
+	/* ANY, and an operation this library does not know: the errno alone. */
+	ck_assert_str_eq(kmemdev_strerror(KMEMDEV_OP_ANY, -ENOENT),
+			 "No such file or directory");
+	ck_assert_str_eq(kmemdev_strerror(OPS_END, -ENOENT),
+			 "No such file or directory");
+	ck_assert_str_eq(kmemdev_strerror(-1, -EPROTO), "Protocol error");
 }
 END_TEST
 
 START_TEST(test_strerror_specific)
 {
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-ENOENT),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -ENOENT),
 				     "modprobe kmem_ro"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EACCES), "group"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EACCES),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -EACCES),
+				     "group"));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_SYMBOL, -EACCES),
 				     "kptr_restrict"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EPERM), "lockdown"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EPERM),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -EPERM),
+				     "lockdown"));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -EPERM),
 				     "CAP_SYS_RAWIO"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EPROTO), "ABI"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-ENOTTY),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -EPROTO),
+				     "ABI"));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -ENOTTY),
 				     "not a kmem_ro device"));
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-E2BIG), "non-zero"));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_OPEN, -E2BIG),
+				     "non-zero"));
+}
+END_TEST
+
+/* The text says what the operation lacked: never another one's sentence. */
+START_TEST(test_strerror_names_the_operation)
+{
+	static const struct {
+		enum kmemdev_op op;
+		const char *has;
+	} enoent[] = {
+		{ KMEMDEV_OP_OPEN, "kmem_ro device" },
+		{ KMEMDEV_OP_SYMBOL, "no such symbol in /proc/kallsyms" },
+		{ KMEMDEV_OP_SYMBOLIZE, "/proc/kallsyms" },
+		{ KMEMDEV_OP_BTF, "BTF" },
+		{ KMEMDEV_OP_PROBES, "probe id" },
+		{ KMEMDEV_OP_EVENTS, "event family" },
+		{ KMEMDEV_OP_SNAPSHOT, "probes" },
+	};
+	int op;
+
+	for (size_t i = 0; i < sizeof(enoent) / sizeof(enoent[0]); i++)
+		ck_assert_msg(strstr(kmemdev_strerror(enoent[i].op, -ENOENT),
+				     enoent[i].has), "op %d: %s", enoent[i].op,
+			      kmemdev_strerror(enoent[i].op, -ENOENT));
+	/* Only opening the device may say the device is missing. */
+	for (op = KMEMDEV_OP_ANY; op < OPS_END; op++) {
+		const char *t = kmemdev_strerror(op, -ENOENT);
+
+		if (op == KMEMDEV_OP_OPEN)
+			continue;
+		ck_assert_msg(!strstr(t, "device") && !strstr(t, "modprobe"),
+			      "op %d: %s", op, t);
+	}
+	/* The same code, other operations: other texts. */
+	ck_assert_str_ne(kmemdev_strerror(KMEMDEV_OP_OPEN, -EPERM),
+			 kmemdev_strerror(KMEMDEV_OP_PAGEMAP, -EPERM));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_PAGEMAP, -EPERM),
+				     "CAP_SYS_PTRACE"));
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_WALK, -ELOOP),
+				     "list"));
 }
 END_TEST
 
@@ -368,6 +427,7 @@ static Suite *open_suite(void)
 	tcase_add_test(misc, test_fd_and_info_args);
 	tcase_add_test(misc, test_strerror_all_codes);
 	tcase_add_test(misc, test_strerror_specific);
+	tcase_add_test(misc, test_strerror_names_the_operation);
 	suite_add_tcase(s, misc);
 	return s;
 }

@@ -347,12 +347,16 @@ START_TEST(test_no_device)
 	ck_assert_int_eq(kmemdev_probes_add(h, &sp, 1, &added), -EOPNOTSUPP);
 	ck_assert_uint_eq(added, 0);
 	ck_assert_int_eq(kmemdev_probes_enable(h, &id, 1), -EOPNOTSUPP);
-	ck_assert_int_eq(kmemdev_probes_enable(h, NULL, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_enable_all(h), -EOPNOTSUPP);
 	ck_assert_int_eq(kmemdev_probes_disable(h, &id, 1), -EOPNOTSUPP);
-	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 0), -EOPNOTSUPP);
-	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, &cnt, false),
+	ck_assert_int_eq(kmemdev_probes_disable_all(h), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_del(h, &id, 1), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_del_all(h), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, &cnt, 0),
 			 -EOPNOTSUPP);
-	ck_assert_int_eq(kmemdev_probes_list(h, true, &pi, &n), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, NULL, 0, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(kmemdev_probes_list(h, KMEM_RO_PROBE_LIST_ALL_FILES,
+					     &pi, &n), -EOPNOTSUPP);
 	ck_assert_ptr_null(pi);
 	ck_assert_uint_eq(n, 0);
 	/* The feature is checked first, even with nothing to add. */
@@ -373,16 +377,33 @@ START_TEST(test_bad_args)
 	ck_assert_int_eq(kmemdev_probes_disable(h, NULL, 3), -EINVAL);
 	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 3), -EINVAL);
 	ck_assert_int_eq(kmemdev_probes_del(NULL, &id, 0), -EINVAL);
-	/* ids with n == 0: nothing to act on. */
+	ck_assert_int_eq(kmemdev_probes_enable_all(NULL), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_disable_all(NULL), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_del_all(NULL), -EINVAL);
+	/* n == 0: nothing to act on, whatever the pointer. */
 	ck_assert_int_eq(kmemdev_probes_enable(h, &id, 0), 0);
-	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 0, NULL, false), 0);
-	ck_assert_int_eq(kmemdev_probes_stats(NULL, &id, 1, &cnt, false),
+	ck_assert_int_eq(kmemdev_probes_enable(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_disable(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 0, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 0, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_stats(NULL, &id, 1, &cnt, 0), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, NULL, 0), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 4, &cnt, 0), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 4, NULL, 0), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats_all(NULL, &cnt, 1, 0), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, NULL, 4, 0), -EINVAL);
+	/* flags words: unknown bits, and ALL where *_all() is meant */
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, &cnt, 1ULL << 63),
 			 -EINVAL);
-	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, NULL, false), -EINVAL);
-	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 4, NULL, false), -EINVAL);
-	ck_assert_int_eq(kmemdev_probes_list(NULL, false, &pi, &n), -EINVAL);
-	ck_assert_int_eq(kmemdev_probes_list(h, false, NULL, &n), -EINVAL);
-	ck_assert_int_eq(kmemdev_probes_list(h, false, &pi, NULL), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, &cnt,
+					      KMEM_RO_PROBE_ALL), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, &cnt, 1,
+						  KMEM_RO_PROBE_ALL), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_list(h, 1ULL << 63, &pi, &n), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_list(NULL, 0, &pi, &n), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_list(h, 0, NULL, &n), -EINVAL);
+	ck_assert_int_eq(kmemdev_probes_list(h, 0, &pi, NULL), -EINVAL);
 }
 END_TEST
 

@@ -64,12 +64,12 @@ END_TEST
 START_TEST(test_walk_arguments)
 {
 	struct kmem_ro_field f[2] = { { 0, 8 }, { 16, 4 } };
-	struct kmem_ro_walk w = {
+	KMEMDEV_ARG(kmem_ro_walk, w,
 		.head = 0xffffffff82000000ULL,
 		.fields_addr = (uintptr_t)f,
 		.fields_count = 2,
 		.max_nodes = 10,
-	};
+	);
 	uint32_t nodes = 9;
 	void *buf = NULL;
 	size_t cap = 0;
@@ -108,7 +108,7 @@ END_TEST
 
 START_TEST(test_walk_needs_feature)
 {
-	struct kmem_ro_walk w = { 0 };
+	KMEMDEV_ARG(kmem_ro_walk, w);
 
 	open_fake(KMEM_RO_FEAT_READV);
 	ck_assert_int_eq(kmemdev_walk(h, &w), -EOPNOTSUPP);

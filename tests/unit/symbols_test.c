@@ -396,7 +396,6 @@ START_TEST(test_api_lookups)
 {
 	struct kmemdev *h = handle_for(fixture_path);
 	const struct kmemdev_sym *s;
-	const char *name;
 	uint64_t addr = 0, off = 0;
 
 	ck_assert_int_eq(kmemdev_symbol(h, "mod_func", &addr), 0);
@@ -407,14 +406,25 @@ START_TEST(test_api_lookups)
 	ck_assert_int_eq(s->type, 'T');
 	ck_assert_str_eq(s->module, "mod_a");
 
-	ck_assert_int_eq(kmemdev_symbolize(h, 0xffffffff81001234ULL, &name,
+	ck_assert_int_eq(kmemdev_symbolize(h, 0xffffffff81001234ULL, &s,
 					   &off), 0);
-	ck_assert_str_eq(name, "start_kernel");
+	ck_assert_str_eq(s->name, "start_kernel");
+	ck_assert_ptr_null(s->module);		/* vmlinux */
+	ck_assert_int_eq(s->type, 'T');
+	ck_assert_uint_eq(s->addr, 0xffffffff81001000ULL);
 	ck_assert_uint_eq(off, 0x234);
-	ck_assert_int_eq(kmemdev_symbolize(h, 0xffffffff81001000ULL, &name,
+	ck_assert_int_eq(kmemdev_symbolize(h, 0xffffffff81001000ULL, &s,
 					   NULL), 0);
-	ck_assert_str_eq(name, "start_kernel");
-	ck_assert_int_eq(kmemdev_symbolize(h, 0x1000, &name, &off), -ENOENT);
+	ck_assert_str_eq(s->name, "start_kernel");
+	/* A module's symbol names its module. */
+	ck_assert_int_eq(kmemdev_symbolize(h, 0xffffffffc0002010ULL, &s,
+					   &off), 0);
+	ck_assert_str_eq(s->name, "mod_func");
+	ck_assert_str_eq(s->module, "mod_a");
+	ck_assert_uint_eq(off, 0x10);
+	s = (const struct kmemdev_sym *)&addr;	/* poison */
+	ck_assert_int_eq(kmemdev_symbolize(h, 0x1000, &s, &off), -ENOENT);
+	ck_assert_ptr_eq(s, (const struct kmemdev_sym *)&addr);	/* untouched */
 
 	/* Loaded now: the source can no longer change under readers. */
 	ck_assert_int_eq(kmemdev__set_kallsyms_path(h, "/nonexistent"), -EBUSY);
@@ -426,7 +436,6 @@ START_TEST(test_api_bad_args)
 {
 	struct kmemdev *h = handle_for(fixture_path);
 	const struct kmemdev_sym *s;
-	const char *name;
 	uint64_t addr;
 
 	ck_assert_int_eq(kmemdev_symbol(NULL, "x", &addr), -EINVAL);
@@ -434,7 +443,7 @@ START_TEST(test_api_bad_args)
 	ck_assert_int_eq(kmemdev_symbol(h, "x", NULL), -EINVAL);
 	ck_assert_int_eq(kmemdev_symbol_find(h, "x", NULL), -EINVAL);
 	ck_assert_int_eq(kmemdev_symbol_find(NULL, "x", &s), -EINVAL);
-	ck_assert_int_eq(kmemdev_symbolize(NULL, 0, &name, NULL), -EINVAL);
+	ck_assert_int_eq(kmemdev_symbolize(NULL, 0, &s, NULL), -EINVAL);
 	ck_assert_int_eq(kmemdev_symbolize(h, 0, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(kmemdev__set_kallsyms_path(NULL, "/x"), -EINVAL);
 	kmemdev_close(h);
@@ -454,7 +463,7 @@ START_TEST(test_api_hidden_addresses)
 	/* Sticky: the second call must not silently succeed or re-read. */
 	unlink(path);
 	ck_assert_int_eq(kmemdev_symbol(h, "_text", &addr), -EACCES);
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-EACCES),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_SYMBOL, -EACCES),
 				     "kptr_restrict"));
 	kmemdev_close(h);
 }
@@ -467,7 +476,7 @@ START_TEST(test_api_missing_kallsyms)
 
 	/* Not -ENOENT: that means "no such symbol". */
 	ck_assert_int_eq(kmemdev_symbol(h, "_text", &addr), -ENODATA);
-	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(-ENODATA),
+	ck_assert_ptr_nonnull(strstr(kmemdev_strerror(KMEMDEV_OP_SYMBOL, -ENODATA),
 				     "/proc/kallsyms"));
 	kmemdev_close(h);
 }

@@ -408,7 +408,7 @@ START_TEST(snapshot_counts_match_stats)
 	ck_assert_uint_eq(s[0].parts, 1);
 	ck_assert_uint_eq(s[0].ids[0], ids[0]);
 	ck_assert_uint_eq(s[0].ids[1], ids[1]);
-	ck_assert_int_eq(kmemdev_probes_stats(h, ids, 2, stats, false), 2);
+	ck_assert_int_eq(kmemdev_probes_stats(h, ids, 2, stats, 0), 2);
 	ck_assert_uint_eq(s[0].counts[0], stats[0]);
 	ck_assert_uint_eq(s[0].counts[1], stats[1]);
 	ck_assert_uint_ge(stats[0], CALLS);
@@ -423,7 +423,7 @@ START_TEST(snapshot_counts_match_stats)
 	/* counts are live: more calls show up, still equal to STATS */
 	frozen = count_calls(h, ids);
 	snap_after(ev, id, frozen, &s[1]);
-	ck_assert_int_eq(kmemdev_probes_stats(h, ids, 2, stats, false), 2);
+	ck_assert_int_eq(kmemdev_probes_stats(h, ids, 2, stats, 0), 2);
 	ck_assert_uint_eq(s[1].counts[0], stats[0]);
 	ck_assert_uint_eq(s[1].counts[1], stats[1]);
 	ck_assert_uint_ge(s[1].counts[0], s[0].counts[0] + CALLS);
@@ -436,7 +436,7 @@ START_TEST(snapshot_counts_match_stats)
 	while (s[1].interval_ms != 300);
 
 	/* no probes left: one empty part per snapshot */
-	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_del_all(h), 0);
 	snap_after(ev, id, now_ns(), &s[1]);
 	ck_assert_uint_eq(s[1].total, 0);
 	ck_assert_uint_eq(s[1].parts, 1);

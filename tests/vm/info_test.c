@@ -486,8 +486,10 @@ static void base_arg(const struct ioc *c, void *arg)
 		struct kmem_ro_probe_ids *ids = arg;
 
 		ids->flags = KMEM_RO_PROBE_ALL;
-		if (c->cmd == KMEM_RO_IOC_PROBE_STATS)
+		if (c->cmd == KMEM_RO_IOC_PROBE_STATS) {
 			ids->counts_addr = (uintptr_t)counts;
+			ids->counts_cap = 1;
+		}
 		break;
 	}
 	case KMEM_RO_IOC_EVENTS_SNAPSHOT:
@@ -713,7 +715,8 @@ END_TEST
 START_TEST(library_info_matches_ioctl)
 {
 	static struct kmem_ro_range ram[RAM_CAP], lram[RAM_CAP];
-	struct kmem_ro_info raw, lib;
+	KMEMDEV_ARG(kmem_ro_info, lib);
+	struct kmem_ro_info raw;
 	struct kmemdev *h;
 	int fd = vt_open_dev();
 
@@ -733,7 +736,7 @@ START_TEST(library_info_alloc_is_exact)
 {
 	static struct kmem_ro_range iomem[RAM_CAP];
 	struct kmem_ro_range *ram = NULL;
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	unsigned int nr = 0;
 	struct kmemdev *h;
 	int n = vt_iomem_ram(iomem, RAM_CAP);
@@ -750,8 +753,8 @@ END_TEST
 
 START_TEST(library_symbols_match_kallsyms)
 {
-	const char *name = NULL;
-	struct kmem_ro_info info;
+	const struct kmemdev_sym *sym = NULL;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	uint64_t addr = 0, off = 1;
 	struct kmemdev *h;
 
@@ -762,8 +765,9 @@ START_TEST(library_symbols_match_kallsyms)
 	ck_assert_int_eq(kmemdev_symbol(h, "kmem_ro_info_ioctl", &addr), 0);	/* a module's */
 	ck_assert_uint_ge(addr, info.modules_start);
 	ck_assert_uint_lt(addr, info.modules_end);
-	ck_assert_int_eq(kmemdev_symbolize(h, addr + 3, &name, &off), 0);
-	ck_assert_str_eq(name, "kmem_ro_info_ioctl");
+	ck_assert_int_eq(kmemdev_symbolize(h, addr + 3, &sym, &off), 0);
+	ck_assert_str_eq(sym->name, "kmem_ro_info_ioctl");
+	ck_assert_str_eq(sym->module, "kmem_ro");
 	ck_assert_uint_eq(off, 3);
 	ck_assert_int_eq(kmemdev_symbol(h, "no_such_symbol_in_any_kernel", &addr), -ENOENT);
 	kmemdev_close(h);
@@ -789,7 +793,7 @@ START_TEST(kmemctl_info_text_and_json)
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(out[0], '{');
 	ck_assert_int_eq(vt_json_num(out, "abi_version"), KMEM_RO_ABI_VERSION);
-	ck_assert_ptr_nonnull(strstr(out, "\"ioctl_magic\": \"0xbe\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"ioctl_magic\":\"0xbe\""));
 	ck_assert_ptr_nonnull(strstr(out, want));
 	close(fd);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KMEM_RO_IOC_PAGEMAP against /proc/self/pagemap: for anonymous, file,
- * shared, zero-page, THP, hugetlb and PFN-mapped memory and the holes
- * between, flat output is byte-identical, runs expand to it, resumption
- * reproduces it, and the permission rules match the kernel's.
+ * shared, zero-page, THP, huge-zero-page, hugetlb, uffd-wp protected,
+ * guard-region and PFN-mapped memory and the holes between, flat output
+ * is byte-identical, runs expand to it, resumption reproduces it, and the
+ * permission rules match the kernel's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,18 +16,34 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 
 #include "vmtest.h"
 
 #define PAGE	4096UL
 #define PMD	(2UL << 20)
 
+/* Newer than the build host's headers (bookworm's are 6.1's). */
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL		102
+#endif
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED	(1 << 13)
+#endif
+/* /proc/PID/pagemap's guard-region bit (6.15), not in uapi/kmem_ro.h */
+#define PM_GUARD_REGION			(1ULL << 58)
+
 struct zoo {
 	char *lo, *hi;		/* span covering every mapping below */
 	char *thp;		/* 2 MiB of anonymous memory asked to be a THP */
+	char *thp_zero;		/* 2 MiB read, never written: the huge zero page */
 	char *hugetlb;		/* a hugetlb page, NULL if none could be had */
+	char *uffd_wp;		/* 8 pages write-protected by userfaultfd */
+	int uffd;		/* ... whose descriptor keeps them so */
+	char *guard;		/* 8 pages, 2 and 3 a guard region; NULL before 6.13 */
 };
 
 static char *map_or_die(size_t len, int prot, int flags, int fd)
@@ -43,6 +60,59 @@ static void note(struct zoo *z, char *p, size_t len)
 		z->lo = p;
 	if (p + len > z->hi)
 		z->hi = p + len;
+}
+
+/*
+ * 8 anonymous pages, 0-3 touched, all write-protected through a
+ * userfaultfd: present pages carry the uffd-wp bit, and since 6.4
+ * (UFFD_FEATURE_WP_UNPOPULATED) the empty ones a marker entry.
+ */
+static void zoo_uffd_wp(struct zoo *z)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	struct uffdio_writeprotect wp = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	char *p = map_or_die(8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ioctl(fd, UFFDIO_API, &api), 0);
+	ck_assert_int_eq(!!(api.features & UFFD_FEATURE_WP_UNPOPULATED),
+			 vt_kernel_at_least(6, 4));
+	close(fd);
+	/* the API handshake is once per descriptor: again, asking for it */
+	fd = syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	ck_assert_int_ge(fd, 0);
+	api = (struct uffdio_api){
+		.api = UFFD_API,
+		.features = vt_kernel_at_least(6, 4) ? UFFD_FEATURE_WP_UNPOPULATED : 0,
+	};
+	ck_assert_int_eq(ioctl(fd, UFFDIO_API, &api), 0);
+	madvise(p, 8 * PAGE, MADV_NOHUGEPAGE);
+	memset(p, 1, 4 * PAGE);
+	reg.range = (struct uffdio_range){ (uintptr_t)p, 8 * PAGE };
+	ck_assert_int_eq(ioctl(fd, UFFDIO_REGISTER, &reg), 0);
+	wp.range = reg.range;
+	ck_assert_int_eq(ioctl(fd, UFFDIO_WRITEPROTECT, &wp), 0);
+	note(z, p, 8 * PAGE);
+	z->uffd_wp = p;
+	z->uffd = fd;
+}
+
+/* Guard regions came in 6.13 (MADV_GUARD_INSTALL), in pagemap in 6.15. */
+static void zoo_guard(struct zoo *z)
+{
+	char *p = map_or_die(8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	memset(p, 1, 8 * PAGE);
+	if (madvise(p + 2 * PAGE, 2 * PAGE, MADV_GUARD_INSTALL)) {
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert(!vt_kernel_at_least(6, 13));
+		munmap(p, 8 * PAGE);
+		return;
+	}
+	note(z, p, 8 * PAGE);
+	z->guard = p;
 }
 
 /* Every kind of page the suite promises, in this process. */
@@ -85,6 +155,16 @@ static void build_zoo(struct zoo *z, int dev)
 	memset(p, 1, PMD);
 	note(z, p, PMD);
 	z->thp = p;
+	/* the huge zero page: a THP-sized piece only read */
+	p = map_or_die(3 * PMD, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	p = (char *)(((uintptr_t)p + PMD - 1) & ~(PMD - 1));
+	madvise(p, PMD, MADV_HUGEPAGE);
+	for (size_t i = 0; i < PMD; i += PAGE)
+		(void)*(volatile char *)(p + i);
+	note(z, p, PMD);
+	z->thp_zero = p;
+	zoo_uffd_wp(z);
+	zoo_guard(z);
 	/* hugetlb, if pages can be reserved */
 	f = fopen("/proc/sys/vm/nr_hugepages", "we");
 	if (f) {
@@ -144,6 +224,31 @@ static int is_pmd_mapped(const uint64_t *e)
 	return (e[0] & KMEM_RO_PM_FRAME_MASK) % 512 == 0;
 }
 
+/*
+ * What the kernel's own pagemap says of the zoo, where the kernels differ:
+ * 7.3 gives the huge zero page no struct page (vm_normal_page_pmd()), so
+ * no PM_FILE, which it had before; guard regions have bit 58 from 6.15.
+ */
+static int zoo_as_documented(const struct zoo *z, const uint64_t *theirs)
+{
+	const uint64_t *e;
+
+	e = theirs + (z->thp_zero - z->lo) / PAGE;
+	if (!is_pmd_mapped(e) || !!(e[0] & KMEM_RO_PM_FILE) != !vt_kernel_at_least(7, 3))
+		return 13;
+	e = theirs + (z->uffd_wp - z->lo) / PAGE;
+	for (int i = 0; i < 8; i++)
+		if (!(e[i] & KMEM_RO_PM_UFFD_WP) != (i >= 4 && !vt_kernel_at_least(6, 4)))
+			return 14;
+	if (!z->guard)
+		return 0;
+	e = theirs + (z->guard - z->lo) / PAGE;
+	for (int i = 0; i < 8; i++)
+		if (!!(e[i] & PM_GUARD_REGION) != (i == 2 || i == 3))
+			return vt_kernel_at_least(6, 15) ? 15 : 0;
+	return 0;
+}
+
 /* flat == /proc/self/pagemap, runs expand to flat, resumption too */
 static int compare_all(int dev, int check_zoo)
 {
@@ -175,6 +280,8 @@ static int compare_all(int dev, int check_zoo)
 	if (check_zoo && (!z.hugetlb || !is_pmd_mapped(theirs + (z.hugetlb - z.lo) / PAGE) ||
 			  !is_pmd_mapped(theirs + (z.thp - z.lo) / PAGE)))
 		return 12;
+	if (check_zoo && (bad = zoo_as_documented(&z, theirs)))
+		return bad;
 
 	if (pagemap_call(dev, start, end, KMEM_RO_PAGEMAP_RUNS, runs, n * sizeof(*runs), &a) ||
 	    a.walk_end != end)
@@ -211,6 +318,7 @@ static int compare_all(int dev, int check_zoo)
 			if (runs[i].start != start + pos * PAGE)
 				return 10;
 	}
+	close(z.uffd);
 	return pos == n ? 0 : 11;
 }
 
@@ -260,8 +368,10 @@ END_TEST
  * A THP shared with a child, which then maps part of it by PTEs and drops
  * some: the exclusive bit of each page of the parent's PMD goes from all
  * set, to none (two PMD mappings), to none (the child's PTEs), to the
- * pages the child dropped -- each state flat and as runs equal to
- * /proc/self/pagemap.  6.12 reads the pages of a PMD only in the last two.
+ * pages the child dropped (6.12), or to all again where the PMD's first
+ * page answers for every page (6.1, and from 6.15) -- each state flat and
+ * as runs equal to /proc/self/pagemap.  6.12 reads the pages of a PMD only
+ * in the last two states.
  */
 static int thp_matches_proc(int dev, const char *p, uint64_t *excl)
 {
@@ -320,6 +430,13 @@ START_TEST(thp_shared_with_child)
 		ck_assert_int_eq(thp_matches_proc(dev, p, &excl), 0);
 		printf("pagemap: THP shared, child step %d: %llu exclusive pages\n", step,
 		       (unsigned long long)excl);
+		/*
+		 * The child dropped its PTEs of pages 0-63: 6.12 to 6.14 ask
+		 * each page, so those 64 are exclusive; 6.1 and since 6.15
+		 * the PMD's first page answers for all 512.
+		 */
+		ck_assert_uint_eq(excl, step == 0 ? 0 : vt_kernel_at_least(6, 12) &&
+					!vt_kernel_at_least(6, 15) ? 64 : 512);
 	}
 	ck_assert_int_eq(write(go[1], &c, 1), 1);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);

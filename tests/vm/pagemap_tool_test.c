@@ -142,7 +142,7 @@ START_TEST(library_arguments_and_backends)
 {
 	KMEMDEV_OPTS(kmemdev_open_opts, kc, .backend = KMEMDEV_BACKEND_KCORE);
 	struct kmem_ro_pagemap_run *runs = (void *)1, one;
-	struct kmem_ro_pagemap a = { 0 };
+	KMEMDEV_ARG(kmem_ro_pagemap, a);
 	struct kmemdev *h;
 	size_t n = 3;
 
@@ -163,6 +163,7 @@ START_TEST(library_arguments_and_backends)
 	ck_assert_int_eq(kmemdev_pagemap_runs(h, 4000000, 0x10000, 0x20000, &runs, &n), -ESRCH);
 	/* one call, by hand: below mmap_min_addr nothing is ever mapped */
 	a = (struct kmem_ro_pagemap){
+		.size = sizeof(a),
 		.flags = KMEM_RO_PAGEMAP_RUNS, .start = 0x1000, .end = 0x3000,
 		.buf_addr = (uintptr_t)&one, .buf_size = sizeof(one),
 	};

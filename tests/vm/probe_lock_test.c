@@ -380,7 +380,9 @@ END_TEST
 
 /*
  * Up to @n distinct vmlinux text addresses from /proc/kallsyms, as
- * disabled entry probe specs: @s must hold @n.
+ * disabled entry probe specs: @s must hold @n.  Not the .cold parts gcc
+ * splits off functions, no entry of any: 7.3's vmlinux (gcc-14) starts
+ * its text with them, 1300 of the first 1500 symbols.
  */
 static unsigned int text_symbols(struct kmem_ro_probe_spec *s, unsigned int n)
 {
@@ -392,7 +394,7 @@ static unsigned int text_symbols(struct kmem_ro_probe_spec *s, unsigned int n)
 	ck_assert_ptr_nonnull(f);
 	while (k < n && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %255s %63s", &addr, &type, name, mod) == 3 &&
-		    (type == 't' || type == 'T') && addr > last &&
+		    (type == 't' || type == 'T') && addr > last && !strstr(name, ".cold") &&
 		    strlen(name) < KMEM_RO_PROBE_NAME_LEN) {
 			vt_probe_spec(&s[k++], name, addr, 0, 0);
 			last = addr;
@@ -614,7 +616,7 @@ START_TEST(stats_ids_stalled)
 	int fd = fd_with_probe(HOT, false, KMEM_RO_PROBE_ENABLED, &id);
 	int other = fd_with_probe(HOT, true, KMEM_RO_PROBE_ENABLED, NULL);
 	struct kmem_ro_probe_ids a = { .size = sizeof(a), .count = 1,
-				       .counts_addr = (uintptr_t)&count };
+				       .counts_addr = (uintptr_t)&count, .counts_cap = 1 };
 	struct stall st;
 
 	call_n(SYS_getppid, CALLS);

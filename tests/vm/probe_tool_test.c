@@ -114,27 +114,31 @@ START_TEST(add_splits_batches)
 			      (long long)s[i].result);
 	id = (uint64_t)s[0].result;
 
-	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 0, NULL, true), 1);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, NULL, 0, KMEM_RO_PROBE_RESET), 1);
+	/* an empty vector acts on nothing: the probe stays */
+	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_disable(h, &id, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, NULL, 0, 0), 1);
 	call_getppid(CALLS);
-	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, hits, false), 1);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, hits, 0), 1);
 	ck_assert_uint_ge(hits[0], CALLS);
 	ck_assert_uint_le(hits[0], CALLS + SLACK);
-	ck_assert_int_eq(kmemdev_probes_stats(h, NULL, 2, hits, true), 1);
+	ck_assert_int_eq(kmemdev_probes_stats_all(h, hits, 2, KMEM_RO_PROBE_RESET), 1);
 	ck_assert_uint_ge(hits[0], CALLS);
 	ck_assert_uint_eq(hits[1], 7);	/* only as many as there are */
 
-	ck_assert_int_eq(kmemdev_probes_list(h, false, &pi, &cnt), 0);
+	ck_assert_int_eq(kmemdev_probes_list(h, 0, &pi, &cnt), 0);
 	ck_assert_uint_eq(cnt, 1);
 	ck_assert_uint_eq(pi[0].id, id);
 	ck_assert_uint_eq(pi[0].owner, (uint32_t)getpid());
 	ck_assert(pi[0].flags & KMEM_RO_PROBE_ENABLED);
 	free(pi);
 
-	ck_assert_int_eq(kmemdev_probes_disable(h, NULL, 0), 0);
+	ck_assert_int_eq(kmemdev_probes_disable_all(h), 0);
 	ck_assert_int_eq(kmemdev_probes_enable(h, &id, 1), 0);
 	ck_assert_int_eq(kmemdev_probes_del(h, &id, 1), 0);
-	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, hits, false), -ENOENT);
-	ck_assert_int_eq(kmemdev_probes_list(h, false, &pi, &cnt), 0);
+	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, hits, 0), -ENOENT);
+	ck_assert_int_eq(kmemdev_probes_list(h, 0, &pi, &cnt), 0);
 	ck_assert_uint_eq(cnt, 0);
 	free(pi);
 	kmemdev_close(h);

@@ -343,7 +343,8 @@ START_TEST(kcore_info_matches_device)
 {
 	struct kmemdev *dev = open_kind(KMEMDEV_BACKEND_DEVICE);
 	struct kmemdev *kcore = open_kind(KMEMDEV_BACKEND_KCORE);
-	struct kmem_ro_info d, k;
+	KMEMDEV_ARG(kmem_ro_info, d);
+	KMEMDEV_ARG(kmem_ro_info, k);
 
 	ck_assert_int_ge(kmemdev_info(dev, &d, NULL, 0), 1);
 	ck_assert_int_ge(kmemdev_info(kcore, &k, NULL, 0), 1);
@@ -366,7 +367,7 @@ START_TEST(readv_splits_and_resumes)
 	static struct kmem_ro_iov iov[MANY];
 	static uint64_t val[MANY];
 	struct kmem_ro_range ram[64];
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	unsigned char *big, *ref;
 	size_t big_len = KMEM_RO_READV_MAX_BYTES + (1 << 20);
 	uint64_t start = 0;
@@ -448,6 +449,7 @@ START_TEST(walk_all_grows_and_caps)
 					    &size), 0);
 	f = (struct kmem_ro_field){ .offset = pid_off, .len = size };
 	w = (struct kmem_ro_walk){
+		.size = sizeof(w),
 		.flags = KMEM_RO_WALK_NODE_ADDR,
 		.head = s.init_task + s.tasks_off,
 		.link_offset = s.tasks_off,

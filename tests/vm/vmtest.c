@@ -502,8 +502,8 @@ int vt_probe_ids(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsig
 	};
 	int err;
 
-	if (flags & KMEM_RO_PROBE_ALL && counts)
-		a.counts_cap = 1 << 16;
+	if (counts)	/* by ids: one count per id */
+		a.counts_cap = flags & KMEM_RO_PROBE_ALL ? 1 << 16 : n;
 	err = vt_ioctl(fd, cmd, &a);
 	if (done)
 		*done = a.done;

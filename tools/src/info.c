@@ -225,7 +225,7 @@ int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kmem_ro_range *ram = NULL;
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct kmemdev *h;
 	bool json = false;
 	unsigned int nr;
@@ -257,7 +257,7 @@ int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv)
 	err = kmemdev_info_alloc(h, &info, &ram, &nr);
 	kmemdev_close(h);
 	if (err) {
-		kmemctl_err(ctx->device, err);
+		kmemctl_err(KMEMDEV_OP_INFO, err, "query %s", ctx->device);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	if (json)

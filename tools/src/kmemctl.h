@@ -3,6 +3,7 @@
 #ifndef KMEMCTL_H
 #define KMEMCTL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "kmemdev.h"
@@ -17,6 +18,7 @@ enum {
 /* Global options, parsed before the verb. */
 struct kmemctl {
 	const char *device;	/* --device, default KMEM_RO_DEVICE */
+	bool device_given;	/* --device was given: no /proc/kcore fallback */
 };
 
 /*
@@ -33,6 +35,10 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_modules(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_dump(const struct kmemctl *ctx, int argc, char **argv);
 
 /*
  * Open ctx->device (the device only, never /proc/kcore); on failure print
@@ -40,8 +46,25 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv);
  */
 struct kmemdev *kmemctl_open(const struct kmemctl *ctx);
 
-/* "kmemctl: WHAT: kmemdev_strerror(err)" on stderr. */
-void kmemctl_err(const char *what, int err);
+/*
+ * The same for a verb that needs the device itself (probes, pagemap):
+ * when it is absent, one line says so, what to do, and @why /proc/kcore
+ * cannot stand in ("kmemctl: <verb>: no /dev/kmem_ro (modprobe kmem_ro):
+ * <why>").
+ */
+struct kmemdev *kmemctl_open_dev(const struct kmemctl *ctx, const char *verb,
+				 const char *why);
+
+/*
+ * One line on stderr, "kmemctl: <operation> <object>: <reason>": @fmt
+ * names the operation and its object ("look up symbol foo"), and
+ * kmemdev_strerror(@op, @err) gives the reason.
+ */
+void kmemctl_err(enum kmemdev_op op, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The same with a reason of kmemctl's own: "kmemctl: <fmt>\n". */
+void kmemctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "kmemctl: <formatted>" plus a usage hint; returns KMEMCTL_EXIT_USAGE. */
 int kmemctl_usage_err(const char *fmt, ...)

@@ -21,10 +21,18 @@ static const struct verb {
 } verbs[] = {
 	{ "info", kmemctl_info, "[--json]",
 	  "ABI version, features and kernel memory layout" },
-	{ "sym", kmemctl_sym, "NAME|0xADDR...",
-	  "symbol address by name, or nearest symbol of an address" },
-	{ "read", kmemctl_read, "ADDR LEN [--raw]",
+	{ "sym", kmemctl_sym, "NAME|ADDR... [--json]",
+	  "symbol address by name, or the symbol an address is in" },
+	{ "read", kmemctl_read, "ADDR LEN [--raw|--json]",
 	  "kernel memory at 0xADDR or SYMBOL[+-OFF], as a hexdump" },
+	{ "struct", kmemctl_struct, "TYPE[.MEMBER] ADDR",
+	  "a kernel object printed by its BTF type (struct --help)" },
+	{ "list", kmemctl_list, "TYPE.MEMBER HEAD",
+	  "every node of a kernel list, chosen fields (list --help)" },
+	{ "modules", kmemctl_modules, "[--json]",
+	  "loaded modules from the kernel's module list" },
+	{ "dump", kmemctl_dump, "ADDR LEN -o FILE",
+	  "kernel memory of any size straight to a file" },
 	{ "ps", kmemctl_ps, "[OPTIONS]",
 	  "processes from the kernel's task list (ps --help)" },
 	{ "pagemap", kmemctl_pagemap, "PID [START-END]",
@@ -45,7 +53,7 @@ static void usage(FILE *f)
 		"\n"
 		"Verbs:\n", KMEM_RO_DEVICE);
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-7s %-16s %s\n", verbs[i].name, verbs[i].args,
+		fprintf(f, "  %-7s %-23s %s\n", verbs[i].name, verbs[i].args,
 			verbs[i].help);
 	fprintf(f,
 		"\n"
@@ -54,14 +62,39 @@ static void usage(FILE *f)
 		"  -h, --help         show this help and exit\n"
 		"  -V, --version      show the version and exit\n"
 		"\n"
-		"Ranges are printed half-open: START-END excludes END.\n"
+		"Numbers are decimal or 0x hex (010 is ten); addresses are 0xHEX, "
+		"SYMBOL,\n"
+		"SYMBOL+OFF or SYMBOL-OFF.  Ranges are printed half-open: "
+		"START-END excludes END.\n"
+		"read, struct, list, modules and dump use /proc/kcore when the "
+		"device is absent\n"
+		"(and no --device was given); sym reads only /proc/kallsyms, "
+		"struct --type-only\n"
+		"only the kernel's BTF.\n"
 		"Exit status: 0 success, 1 error, 2 usage error.\n",
 		KMEM_RO_DEVICE);
 }
 
-void kmemctl_err(const char *what, int err)
+void kmemctl_err(enum kmemdev_op op, int err, const char *fmt, ...)
 {
-	fprintf(stderr, "kmemctl: %s: %s\n", what, kmemdev_strerror(err));
+	va_list ap;
+
+	fputs("kmemctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", kmemdev_strerror(op, err));
+}
+
+void kmemctl_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kmemctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 int kmemctl_usage_err(const char *fmt, ...)
@@ -86,10 +119,30 @@ struct kmemdev *kmemctl_open(const struct kmemctl *ctx)
 
 	err = kmemdev_open(&h, &opts);
 	if (err) {
-		kmemctl_err(ctx->device, err);
+		kmemctl_err(KMEMDEV_OP_OPEN, err, "open %s", ctx->device);
 		return NULL;
 	}
 	return h;
+}
+
+struct kmemdev *kmemctl_open_dev(const struct kmemctl *ctx, const char *verb,
+				 const char *why)
+{
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .path = ctx->device,
+		     .backend = KMEMDEV_BACKEND_DEVICE);
+	struct kmemdev *h;
+	int err;
+
+	err = kmemdev_open(&h, &opts);
+	if (!err)
+		return h;
+	if (err == -ENOENT || err == -ENXIO || err == -ENODEV)
+		kmemctl_fail("%s: no %s (modprobe kmem_ro): %s", verb,
+			     ctx->device, why);
+	else
+		kmemctl_err(KMEMDEV_OP_OPEN, err, "%s: open %s", verb,
+			    ctx->device);
+	return NULL;
 }
 
 int kmemctl_finish(int status)
@@ -136,6 +189,7 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				return kmemctl_usage_err("empty --device path");
 			ctx.device = optarg;
+			ctx.device_given = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -175,30 +175,16 @@ static int walk_error(const struct pm_ctx *c, uint64_t start, uint64_t end,
 	char what[96];
 
 	if (c->pid)
-		snprintf(what, sizeof(what), "pagemap: PID %d", (int)c->pid);
+		snprintf(what, sizeof(what), "PID %d", (int)c->pid);
 	else
-		snprintf(what, sizeof(what), "pagemap: self");
-	switch (err) {
-	case -ESRCH:
-		fprintf(stderr, "kmemctl: %s: no such process (or a kernel "
-			"thread, or it exited)\n", what);
-		break;
-	case -EPERM:
-		fprintf(stderr, "kmemctl: %s: not permitted: another "
-			"process's page tables need CAP_SYS_PTRACE\n", what);
-		break;
-	case -EOPNOTSUPP:
-		fprintf(stderr, "kmemctl: %s: this kmem_ro driver lacks the "
-			"PAGEMAP ioctl\n", what);
-		break;
-	case -EINVAL:
+		snprintf(what, sizeof(what), "self");
+	if (err == -EINVAL)
 		/* the range is well formed: only user space can be wrong */
 		return kmemctl_usage_err("pagemap: 0x%" PRIx64 "-0x%" PRIx64
 					 " is not a user-space range", start,
 					 end);
-	default:
-		kmemctl_err(what, err);
-	}
+	kmemctl_err(KMEMDEV_OP_PAGEMAP, err, "pagemap: read page tables of %s",
+		    what);
 	return KMEMCTL_EXIT_ERROR;
 }
 
@@ -253,7 +239,7 @@ static int do_maps(struct pm_ctx *c)
 	if (!f) {
 		if (errno == ENOENT)
 			return walk_error(c, 0, 0, -ESRCH);
-		fprintf(stderr, "kmemctl: %s: %s\n", path, strerror(errno));
+		kmemctl_err(KMEMDEV_OP_ANY, -errno, "pagemap: open %s", path);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	while (getline(&line, &lcap, f) > 0) {
@@ -262,7 +248,8 @@ static int do_maps(struct pm_ctx *c)
 			p = realloc(lines, cap * sizeof(*lines));
 			if (!p) {
 				status = KMEMCTL_EXIT_ERROR;
-				kmemctl_err("pagemap", -ENOMEM);
+				kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM,
+					    "pagemap: read %s", path);
 				goto out;
 			}
 			lines = p;
@@ -272,7 +259,7 @@ static int do_maps(struct pm_ctx *c)
 		lcap = 0;
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "kmemctl: %s: %s\n", path, strerror(errno));
+		kmemctl_err(KMEMDEV_OP_ANY, -errno, "pagemap: read %s", path);
 		status = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
@@ -280,8 +267,8 @@ static int do_maps(struct pm_ctx *c)
 		struct pm_vma v;
 
 		if (pm_parse_maps_line(lines[i], &v)) {
-			fprintf(stderr, "kmemctl: %s: unexpected line '%s'\n",
-				path, lines[i]);
+			kmemctl_fail("pagemap: parse %s: unexpected line '%s'",
+				     path, lines[i]);
 			status = KMEMCTL_EXIT_ERROR;
 			break;
 		}
@@ -379,7 +366,7 @@ int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv)
 	};
 	struct pm_ctx c = { .page_size = 4096 };
 	uint64_t start = 0, end = 0;
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	bool ranged = false;
 	long ps = sysconf(_SC_PAGESIZE);
 	int opt, err, status;
@@ -427,12 +414,14 @@ int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv)
 		ranged = true;
 	}
 
-	c.h = kmemctl_open(ctx);
+	c.h = kmemctl_open_dev(ctx, "pagemap",
+			       "/proc/kcore has no page tables");
 	if (!c.h)
 		return KMEMCTL_EXIT_ERROR;
 	err = kmemdev_info(c.h, &info, NULL, 0);
 	if (err < 0) {
-		kmemctl_err(ctx->device, err);
+		kmemctl_err(KMEMDEV_OP_INFO, err, "pagemap: query %s",
+			    ctx->device);
 		kmemdev_close(c.h);
 		return KMEMCTL_EXIT_ERROR;
 	}

@@ -20,6 +20,8 @@
 
 #include "json.h"
 #include "kmemctl.h"
+#include "live.h"
+#include "parse.h"
 
 #define TOP_DEFAULT	20
 
@@ -56,7 +58,7 @@ struct session {
 };
 
 struct opts {
-	bool json, verbose;
+	bool json, verbose, top_given;
 	long top;
 	double interval;
 	long count;
@@ -84,7 +86,10 @@ static void help(void)
 	       "  top    probe the functions, print the busiest of them every "
 	       "interval (hits\n"
 	       "         in that interval, and since start), until --count "
-	       "intervals or SIGINT\n"
+	       "intervals or SIGINT;\n"
+	       "         on a terminal one screen redrawn in place, sorted by "
+	       "rate (hits/s),\n"
+	       "         the interval at the top, q to quit\n"
 	       "  count  probe the functions, run COMMAND, print the hits "
 	       "while it ran;\n"
 	       "         the exit status is COMMAND's (128+N if killed by "
@@ -109,7 +114,8 @@ static void help(void)
 	       "  -j, --json          JSON: top prints one object per line "
 	       "(setup, then each\n"
 	       "                      interval), count and list one "
-	       "document\n"
+	       "document (durations\n"
+	       "                      in interval_ms, elapsed_ms)\n"
 	       "  -v, --verbose       name every function the driver "
 	       "refused, and why\n"
 	       "Counts are system-wide (every CPU, every process), as perf "
@@ -148,12 +154,11 @@ static const char *errno_name(int err)
 
 static int parse_long(const char *s, long min, long *n)
 {
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	*n = strtol(s, &end, 10);
-	if (errno || end == s || *end || *n < min || *n > INT_MAX)
+	if (parse_u64(s, (uint64_t)min, INT_MAX, &v))
 		return -EINVAL;
+	*n = (long)v;
 	return 0;
 }
 
@@ -206,16 +211,13 @@ static int collect(const struct kmemdev_sym *sym, void *arg)
 /* "NAME+OFF": split off OFF (decimal or 0x hex); the glob keeps the rest. */
 static int split_offset(char *pat, uint32_t *off)
 {
-	char *plus = strrchr(pat, '+'), *end;
-	unsigned long v;
+	char *plus = strrchr(pat, '+');
+	uint64_t v;
 
 	*off = 0;
 	if (!plus)
 		return 0;
-	errno = 0;
-	v = strtoul(plus + 1, &end, 0);
-	if (errno || end == plus + 1 || *end || v > UINT32_MAX ||
-	    plus == pat || plus[1] == '-')
+	if (plus == pat || parse_u64(plus + 1, 0, UINT32_MAX, &v))
 		return -EINVAL;
 	*plus = '\0';
 	*off = (uint32_t)v;
@@ -235,15 +237,11 @@ static int expand(struct session *s, const char *pattern)
 		return -EINVAL;
 	}
 	n = kmemdev_probe_glob(s->h, pat, collect, s);
-	if (n < 0) {
-		char what[KMEM_RO_PROBE_NAME_LEN + 32];
-
-		snprintf(what, sizeof(what), "probe: matching '%s'", pattern);
-		kmemctl_err(what, n);
-	} else if (n == 0) {
-		fprintf(stderr, "kmemctl: probe: no kernel function matches "
-			"'%s'\n", pattern);
-	}
+	if (n < 0)
+		kmemctl_err(KMEMDEV_OP_SYMBOL, n, "probe: match '%s'", pattern);
+	else if (n == 0)
+		kmemctl_fail("probe: match '%s': no kernel function matches",
+			     pattern);
 	free(pat);
 	return n < 0 ? n : 0;
 }
@@ -256,9 +254,9 @@ static int expand_file(struct session *s, const char *path)
 	int err = 0;
 
 	if (!f) {
-		fprintf(stderr, "kmemctl: probe: %s: %s\n", path,
-			strerror(errno));
-		return -errno;
+		err = -errno;
+		kmemctl_err(KMEMDEV_OP_ANY, err, "probe: open %s", path);
+		return err;
 	}
 	while (!err && getline(&line, &sz, f) >= 0) {
 		char *p = line + strspn(line, " \t"), *e;
@@ -271,8 +269,7 @@ static int expand_file(struct session *s, const char *path)
 			err = expand(s, p);
 	}
 	if (!err && ferror(f)) {
-		fprintf(stderr, "kmemctl: probe: %s: %s\n", path,
-			strerror(errno));
+		kmemctl_err(KMEMDEV_OP_ANY, -EIO, "probe: read %s", path);
 		err = -EIO;
 	}
 	free(line);
@@ -460,39 +457,29 @@ static int setup(struct session *s, char **pats, int npats,
 		return err == -EINVAL ? KMEMCTL_EXIT_USAGE : KMEMCTL_EXIT_ERROR;
 	err = dedupe(s);
 	if (err) {
-		kmemctl_err("probe", err);
+		kmemctl_err(KMEMDEV_OP_ANY, err, "probe: sort the matches");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	if (!s->nspecs) {
-		fprintf(stderr, "kmemctl: probe: nothing to probe\n");
+		kmemctl_fail("probe: nothing to probe");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	err = kmemdev_probes_add(s->h, s->specs, (unsigned int)s->nspecs,
 				 &s->added);
-	if (err == -EPERM) {
-		fprintf(stderr, "kmemctl: probe: adding probes needs "
-			"CAP_PERFMON or CAP_SYS_ADMIN, and a kernel lockdown "
-			"that allows kprobes\n");
-		return KMEMCTL_EXIT_ERROR;
-	}
-	if (err == -EOPNOTSUPP) {
-		fprintf(stderr, "kmemctl: probe: this kmem_ro driver offers no "
-			"probes (KMEM_RO_FEAT_PROBES)\n");
-		return KMEMCTL_EXIT_ERROR;
-	}
 	if (err) {
-		kmemctl_err("probe: adding probes", err);
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: add %zu probes",
+			    s->nspecs);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	summarize_refusals(s, o->verbose);
 	if (!s->added) {
 		print_setup_text(s, stderr);
-		fprintf(stderr, "kmemctl: probe: the driver refused every "
-			"probe\n");
+		kmemctl_fail("probe: add %zu probes: the driver refused every "
+			     "probe", s->nspecs);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	if (build_groups(s)) {
-		kmemctl_err("probe", -ENOMEM);
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "probe: group the probes");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	return KMEMCTL_EXIT_OK;
@@ -642,6 +629,109 @@ static void catch_stop(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* One screen of the live view: a title, a summary, the busiest functions. */
+static void live_frame(const struct session *s, const struct opts *o,
+		       const size_t *order, size_t n, long interval,
+		       uint64_t sum, double secs)
+{
+	size_t i, shown, room;
+	int rows, cols, fw;
+	char label[KMEM_RO_PROBE_NAME_LEN + 72], hms[16];
+	char *text = NULL;
+	size_t len = 0;
+	time_t t = time(NULL);
+	FILE *f;
+
+	live_size(&rows, &cols);
+	fw = cols - 3 * 13;
+	fw = fw < 16 ? 16 : fw > 64 ? 64 : fw;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
+	fprintf(f, "kmemctl probe top - every %g s - %s - interval %ld"
+		"    q: quit\n", o->interval, hms, interval);
+	if (interval)
+		fprintf(f, "%u probes, %zu functions: %" PRIu64 " hits in %.2f s "
+			"(%.0f/s), %zu functions hit\n", s->added, s->ngroups,
+			sum, secs, secs > 0 ? (double)sum / secs : 0.0, n);
+	else
+		fprintf(f, "%u probes, %zu functions: waiting for the first "
+			"interval\n", s->added, s->ngroups);
+	fputc('\n', f);
+	fprintf(f, "%-*s %12s %12s %12s\n", fw, "FUNC", "HITS/S", "HITS",
+		"TOTAL");
+	room = rows > 5 ? (size_t)rows - 5 : 1;
+	if (o->top_given && o->top && (size_t)o->top < room)
+		room = (size_t)o->top;
+	shown = n < room ? n : room;
+	for (i = 0; i < shown; i++) {
+		const struct group *g = &s->groups[order[i]];
+
+		group_label(g, label, sizeof(label));
+		fprintf(f, "%-*.*s %12.1f %12" PRIu64 " %12" PRIu64 "\n", fw, fw,
+			label, secs > 0 ? (double)g->hits / secs : 0.0, g->hits,
+			g->total);
+	}
+	if (shown < n)
+		fprintf(f, "... %zu more functions with hits\n", n - shown);
+	fclose(f);
+	if (text)
+		live_draw(text);
+	free(text);
+}
+
+/* top on a terminal: one screen redrawn in place, sorted by rate. */
+static int do_top_live(struct session *s, const struct opts *o, size_t *order)
+{
+	uint64_t start, prev, now, sum = 0, step = (uint64_t)(o->interval * 1e9);
+	double secs = 0;
+	size_t n = 0;
+	long i = 0;
+	int err;
+
+	catch_stop();
+	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+				   s->counts, KMEM_RO_PROBE_RESET);
+	if (err < 0) {
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: read counts");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	live_start(&stop_sig);
+	start = prev = mono_ns();
+	live_frame(s, o, order, 0, 0, 0, 0);
+	for (;;) {
+		enum live_event ev = live_wait(start + step * (uint64_t)(i + 1));
+
+		if (ev == LIVE_QUIT)
+			break;
+		if (ev == LIVE_RESIZE) {
+			live_frame(s, o, order, n, i, sum, secs);
+			continue;
+		}
+		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
+					   s->counts, KMEM_RO_PROBE_RESET);
+		if (err < 0)
+			break;
+		err = 0;
+		i++;
+		now = mono_ns();
+		secs = (double)(now - prev) / 1e9;
+		prev = now;
+		sum = fold(s);
+		n = rank(s, order, false);
+		live_frame(s, o, order, n, i, sum, secs);
+		if (o->count && i >= o->count)
+			break;
+	}
+	live_stop();
+	if (err < 0) {
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: read counts");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
 static int do_top(struct session *s, const struct opts *o)
 {
 	uint64_t start, prev, now, sum;
@@ -651,8 +741,13 @@ static int do_top(struct session *s, const struct opts *o)
 
 	order = malloc((s->ngroups ? s->ngroups : 1) * sizeof(*order));
 	if (!order) {
-		kmemctl_err("probe", -ENOMEM);
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "probe: rank the counts");
 		return KMEMCTL_EXIT_ERROR;
+	}
+	if (!o->json && live_possible()) {
+		err = do_top_live(s, o, order);
+		free(order);
+		return err;
 	}
 	if (o->json) {
 		struct json j;
@@ -669,7 +764,7 @@ static int do_top(struct session *s, const struct opts *o)
 	catch_stop();
 	/* Count from here: hits while the probes were armed do not count. */
 	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
-				   s->counts, true);
+				   s->counts, KMEM_RO_PROBE_RESET);
 	if (err > 0)
 		err = 0;
 	start = prev = mono_ns();
@@ -679,7 +774,7 @@ static int do_top(struct session *s, const struct opts *o)
 		size_t n;
 
 		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
-					   s->counts, true);
+					   s->counts, KMEM_RO_PROBE_RESET);
 		if (err < 0)
 			break;
 		err = 0;
@@ -693,7 +788,7 @@ static int do_top(struct session *s, const struct opts *o)
 			json_object_begin(&j, NULL);
 			json_str(&j, "event", more ? "interval" : "final");
 			json_u64(&j, "interval", (uint64_t)i);
-			json_u64(&j, "ms", (now - prev) / 1000000);
+			json_u64(&j, "interval_ms", (now - prev) / 1000000);
 			json_u64(&j, "hits", sum);
 			json_rows(&j, s, order, n, o->top, true);
 			json_object_end(&j);
@@ -715,7 +810,7 @@ static int do_top(struct session *s, const struct opts *o)
 	}
 	free(order);
 	if (err < 0) {
-		kmemctl_err("probe: reading counts", err);
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: read counts");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	return KMEMCTL_EXIT_OK;
@@ -745,7 +840,7 @@ static int run_command(char **argv, int *status)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "kmemctl: probe: %s: %s\n", argv[0],
+		fprintf(stderr, "kmemctl: probe: run %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -772,28 +867,32 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 
 	order = malloc((s->ngroups ? s->ngroups : 1) * sizeof(*order));
 	if (!order) {
-		kmemctl_err("probe", -ENOMEM);
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "probe: rank the counts");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	if (!o->json)
 		print_setup_text(s, stderr);
 	/* Start from zero: arming took a while and hits came meanwhile. */
 	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
-				   s->counts, true);
-	t0 = mono_ns();
-	if (err >= 0)
-		err = run_command(cmd, &status);
+				   s->counts, KMEM_RO_PROBE_RESET);
 	if (err < 0) {
 		free(order);
-		kmemctl_err("probe: running the command", err);
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: read counts");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	t0 = mono_ns();
+	err = run_command(cmd, &status);
+	if (err < 0) {
+		free(order);
+		kmemctl_err(KMEMDEV_OP_ANY, err, "probe: run %s", cmd[0]);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
-				   s->counts, false);
+				   s->counts, 0);
 	t1 = mono_ns();
 	if (err < 0) {
 		free(order);
-		kmemctl_err("probe: reading counts", err);
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: read counts");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	sum = fold(s);
@@ -809,7 +908,7 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 			json_str(&j, NULL, cmd[i]);
 		json_array_end(&j);
 		json_u64(&j, "exit_status", (uint64_t)status);
-		json_u64(&j, "ms", (t1 - t0) / 1000000);
+		json_u64(&j, "elapsed_ms", (t1 - t0) / 1000000);
 		json_setup_members(&j, s);
 		json_u64(&j, "hits", sum);
 		json_rows(&j, s, order, n, o->top, false);
@@ -839,13 +938,13 @@ static int probe_list(const struct kmemctl *ctx, const struct opts *o)
 	struct kmemdev *h;
 	int err;
 
-	h = kmemctl_open(ctx);
+	h = kmemctl_open_dev(ctx, "probe list",
+			     "/proc/kcore has no probes to list");
 	if (!h)
 		return KMEMCTL_EXIT_ERROR;
-	err = kmemdev_probes_list(h, true, &pi, &n);
+	err = kmemdev_probes_list(h, KMEM_RO_PROBE_LIST_ALL_FILES, &pi, &n);
 	if (err) {
-		kmemctl_err(err == -EOPNOTSUPP ? "probe list (driver without "
-			    "KMEM_RO_FEAT_PROBES)" : "probe list", err);
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe list: list probes");
 		kmemdev_close(h);
 		return KMEMCTL_EXIT_ERROR;
 	}
@@ -970,6 +1069,7 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 				return kmemctl_usage_err("probe: bad --top '%s': "
 							 "0 (all) or more",
 							 optarg);
+			o.top_given = true;
 			break;
 		case 'j':
 			o.json = true;
@@ -998,7 +1098,8 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 	if (o.top < 0)
 		o.top = is_top ? TOP_DEFAULT : 0;
 
-	s.h = kmemctl_open(ctx);
+	s.h = kmemctl_open_dev(ctx, is_top ? "probe top" : "probe count",
+			       "/proc/kcore cannot count calls");
 	if (!s.h)
 		return KMEMCTL_EXIT_ERROR;
 	rc = setup(&s, argv + optind, nargs - optind, &o);

@@ -58,12 +58,12 @@ static int open_kind(const struct kmemctl *ctx, int kind, struct kmemdev **h)
 	if (kind != KMEMDEV_BACKEND_KCORE)
 		opts.path = ctx->device;
 	err = kmemdev_open(h, &opts);
-	/* kmemdev_strerror() words its texts for the device */
+	/* kcore: the file's own error, not the device's sentences */
 	if (err && kind == KMEMDEV_BACKEND_KCORE)
-		fprintf(stderr, "kmemctl: %s: %s\n", KMEMDEV_KCORE,
-			err == -ENOEXEC ? kmemdev_strerror(err) : strerror(-err));
+		kmemctl_err(err == -ENOEXEC ? KMEMDEV_OP_OPEN : KMEMDEV_OP_ANY,
+			    err, "open %s", KMEMDEV_KCORE);
 	else if (err)
-		kmemctl_err(ctx->device, err);
+		kmemctl_err(KMEMDEV_OP_OPEN, err, "open %s", ctx->device);
 	return err;
 }
 
@@ -88,34 +88,27 @@ static int open_for(const struct kmemctl *ctx, bool chosen,
 		return open_kind(ctx, KMEMDEV_BACKEND_KCORE, h);
 	}
 	if (err) {
-		kmemctl_err(ctx->device, err);
+		kmemctl_err(KMEMDEV_OP_INFO, err, "ps: query %s", ctx->device);
 		kmemdev_close(*h);
 	}
 	return err;
 }
 
-static void init_error(enum ps_backend b, int err)
+static void init_error(const struct ps_snap *s, enum ps_backend b, int err)
 {
-	char what[64];
-
 	if (err == -EOPNOTSUPP) {
-		fprintf(stderr, "kmemctl: ps: the %s backend is not offered "
-			"here (%s)\n", ps_backend_name(b),
-			b == PS_BACKEND_MMAP ? "driver without RAM mmap: "
-			"mmap_ram=0?" : "this kmem_ro driver lacks the ioctl");
+		kmemctl_fail("ps: %s: the %s backend is not offered here (%s)",
+			     s->err_obj, ps_backend_name(b),
+			     b == PS_BACKEND_MMAP ? "driver without RAM mmap: "
+			     "mmap_ram=0?" : "this kmem_ro driver lacks the ioctl");
 		return;
 	}
 	if (err == -ENXIO && b == PS_BACKEND_MMAP) {
-		fprintf(stderr, "kmemctl: ps: init_task is not mappable "
-			"(mmap_ram=0?); try --backend readv\n");
+		kmemctl_fail("ps: %s: not mappable (mmap_ram=0?); try --backend readv",
+			     s->err_obj);
 		return;
 	}
-	snprintf(what, sizeof(what), "ps (%s backend)", ps_backend_name(b));
-	if (err == -ENOENT)
-		fprintf(stderr, "kmemctl: %s: init_task or a task_struct "
-			"member not found (kallsyms, BTF)\n", what);
-	else
-		kmemctl_err(what, err);
+	kmemctl_err(s->err_op, err, "ps: %s", s->err_obj);
 }
 
 static void print_table(const struct ps_snap *s)
@@ -227,18 +220,14 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 		return KMEMCTL_EXIT_ERROR;
 	err = ps_snap_init(&s, h, b, PS_FIELDS_PS);
 	if (err) {
-		init_error(b, err);
+		init_error(&s, b, err);
 		goto out;
 	}
 	t0 = now_ns();
 	for (long i = 0; i < (loops ? loops : 1) && !err; i++)
 		err = ps_snap_take(&s);
 	if (err) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "ps: reading the task list (%s)",
-			 ps_backend_name(b));
-		kmemctl_err(what, err);
+		kmemctl_err(s.err_op, err, "ps: %s", s.err_obj);
 		goto out;
 	}
 	if (loops) {

@@ -7,40 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "kmemctl.h"
+#include "mem.h"
+#include "parse.h"
 
 #define READ_MAX	(64ULL << 20)	/* 64 MiB */
 #define LINE_BYTES	16
-
-/* LEN: decimal or 0x hex, 1 .. READ_MAX; nothing else (no signs, blanks). */
-static int parse_len(const char *s, size_t *len)
-{
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	const char *p = hex ? s + 2 : s;
-	uint64_t v = 0;
-
-	if (!*p)
-		return -EINVAL;
-	for (; *p; p++) {
-		unsigned int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (hex && *p >= 'a' && *p <= 'f')
-			d = *p - 'a' + 10;
-		else if (hex && *p >= 'A' && *p <= 'F')
-			d = *p - 'A' + 10;
-		else
-			return -EINVAL;
-		v = v * (hex ? 16 : 10) + d;
-		if (v > READ_MAX)
-			return -ERANGE;
-	}
-	if (!v)
-		return -ERANGE;
-	*len = (size_t)v;
-	return 0;
-}
 
 static char *put_hex(char *p, uint64_t v, int digits)
 {
@@ -100,6 +73,7 @@ struct annot {
 
 static void annotate(struct annot *a, uint64_t addr)
 {
+	const struct kmemdev_sym *sym;
 	const char *name;
 	uint64_t off;
 	int err;
@@ -108,7 +82,7 @@ static void annotate(struct annot *a, uint64_t addr)
 		a->last_name = NULL;
 		return;
 	}
-	err = kmemdev_symbolize(a->h, addr, &name, &off);
+	err = kmemdev_symbolize(a->h, addr, &sym, &off);
 	if (err) {
 		/* Below every symbol: none here.  Anything else: none at all. */
 		if (err != -ENOENT)
@@ -116,6 +90,7 @@ static void annotate(struct annot *a, uint64_t addr)
 		a->last_name = NULL;
 		return;
 	}
+	name = sym->name;
 	if (name == a->last_name && addr - off == a->last_addr)
 		return;
 	a->last_name = name;
@@ -126,7 +101,7 @@ static void annotate(struct annot *a, uint64_t addr)
 static void hexdump(struct kmemdev *h, uint64_t addr,
 		    const unsigned char *buf, size_t len)
 {
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	struct annot a = { .h = h };
 	size_t i, n;
 
@@ -142,69 +117,74 @@ static void hexdump(struct kmemdev *h, uint64_t addr,
 	}
 }
 
-static int read_error(struct kmemdev *h, const char *what, int err)
-{
-	struct kmem_ro_info info;
-
-	if (err == -EOPNOTSUPP) {
-		fprintf(stderr, "kmemctl: %s: not mappable (this kmem_ro driver "
-			"offers no mmap)\n", what);
-		return KMEMCTL_EXIT_ERROR;
-	}
-	if (err != -ENXIO) {
-		kmemctl_err(what, err);
-		return KMEMCTL_EXIT_ERROR;
-	}
-	if (kmemdev_info(h, &info, NULL, 0) >= 0 &&
-	    !(info.features & KMEM_RO_FEAT_MMAP_RAM))
-		fprintf(stderr, "kmemctl: %s: not mappable (mmap_ram=0: only "
-			"kernel text is; other memory needs the READV ioctl)\n",
-			what);
-	else
-		fprintf(stderr, "kmemctl: %s: not mappable (vmalloc/module "
-			"memory needs the READV ioctl)\n", what);
-	return KMEMCTL_EXIT_ERROR;
-}
-
 static void help(void)
 {
-	printf("Usage: kmemctl [--device PATH] read ADDR LEN [--raw]\n"
-	       "Read LEN bytes of kernel memory at ADDR through the device's "
-	       "read-only mmap.\n"
-	       "  ADDR       0xHEX, SYMBOL, SYMBOL+OFF or SYMBOL-OFF (OFF: 0x "
-	       "hex or decimal);\n"
-	       "             a bare number is refused: write hex as 0x...\n"
-	       "  LEN        decimal or 0x hex, at most 64 MiB\n"
-	       "  -r, --raw  write the bytes as they are to stdout\n"
+	printf("Usage: kmemctl [--device PATH] read ADDR LEN [--raw|--json]\n"
+	       "Read LEN bytes of kernel memory at ADDR: the direct map and "
+	       "the kernel image\n"
+	       "through the device's read-only mmap, vmalloc, module and "
+	       "per-CPU memory with\n"
+	       "its READV ioctl; /proc/kcore when the device is absent.\n"
+	       "  ADDR        0xHEX, SYMBOL, SYMBOL+OFF or SYMBOL-OFF (OFF: 0x "
+	       "hex or decimal;\n"
+	       "              010 is ten); a bare number is refused: write hex "
+	       "as 0x...\n"
+	       "  LEN         decimal or 0x hex, K/M suffix allowed, at most "
+	       "64 MiB\n"
+	       "  -r, --raw   write the bytes as they are to stdout\n"
+	       "  -j, --json  {addr, size, hex}: the bytes as one hex string\n"
 	       "Default output is a hexdump, 16 bytes a line, with a "
 	       "<symbol+0xoff>: line\n"
-	       "wherever the nearest kernel symbol changes.  Only the direct "
-	       "map of System RAM\n"
-	       "and the kernel image are readable; vmalloc and module memory "
-	       "are not.\n");
+	       "wherever the nearest kernel symbol changes.  Errors say what "
+	       "the address is:\n"
+	       "not mapped (a hole), not System RAM (ioremap, MMIO), RAM the "
+	       "kernel hides.\n");
+}
+
+static void print_json(uint64_t addr, const unsigned char *buf, size_t len)
+{
+	static const char xd[] = "0123456789abcdef";
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_hex(&j, "addr", addr);
+	json_u64(&j, "size", len);
+	/* a hex string is valid JSON for any bytes, and short */
+	fputs(",\"hex\":\"", stdout);
+	for (i = 0; i < len; i++) {
+		putchar(xd[buf[i] >> 4]);
+		putchar(xd[buf[i] & 0xf]);
+	}
+	putchar('"');
+	json_object_end(&j);
 }
 
 int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "raw",  no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *expr, *what;
 	unsigned char *buf = NULL;
+	bool raw = false, json = false;
 	int c, err, status;
 	struct kmemdev *h;
-	char label[256];
-	bool raw = false;
-	uint64_t addr;
-	size_t len;
+	const char *expr;
+	char what[160], label[128];
+	uint64_t addr, len;
 
 	/* No '+': options may follow the operands ("read ADDR LEN --raw"). */
-	while ((c = getopt_long(argc, argv, ":rh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rjh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			raw = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			help();
@@ -219,62 +199,45 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 	if (argc - optind > 2)
 		return kmemctl_usage_err("read: unexpected argument '%s'",
 					 argv[optind + 2]);
+	if (raw && json)
+		return kmemctl_usage_err("read: --raw or --json, not both");
 	expr = argv[optind];
-	err = parse_len(argv[optind + 1], &len);
+	err = parse_size(argv[optind + 1], 1, READ_MAX, &len);
 	if (err)
-		return kmemctl_usage_err("read: bad LEN '%s': %s",
+		return kmemctl_usage_err("read: bad LEN '%.40s': %s",
 					 argv[optind + 1], err == -ERANGE ?
 					 "must be 1 to 64 MiB" :
 					 "use decimal or 0x hex");
 
-	h = kmemctl_open(ctx);
+	h = mem_open(ctx, "read");
 	if (!h)
 		return KMEMCTL_EXIT_ERROR;
-
-	err = kmemdev_parse_addr(h, expr, &addr);
-	if (err == -EINVAL || err == -ERANGE) {
-		status = kmemctl_usage_err("read: bad ADDR '%s': %s", expr,
-					   err == -ERANGE ? "out of range" :
-					   "use 0xHEX or SYMBOL[+-OFF]");
+	status = parse_addr_or_fail(h, "read", expr, &addr);
+	if (status)
 		goto out;
-	}
-	if (err == -ENOENT) {
-		fprintf(stderr, "kmemctl: %s: symbol not found\n", expr);
-		status = KMEMCTL_EXIT_ERROR;
-		goto out;
-	}
-	if (err) {
-		kmemctl_err("/proc/kallsyms", err);
-		status = KMEMCTL_EXIT_ERROR;
-		goto out;
-	}
 	/* Say which address SYMBOL or an offset came to. */
-	what = expr;
-	if ((strncmp(expr, "0x", 2) && strncmp(expr, "0X", 2)) ||
-	    strpbrk(expr, "+-")) {
-		snprintf(label, sizeof(label), "%.200s (0x%" PRIx64 ")", expr,
-			 addr);
-		what = label;
-	}
+	snprintf(what, sizeof(what), "read %s",
+		 addr_label(label, sizeof(label), expr, addr));
 	if (len - 1 > UINT64_MAX - addr) {
-		status = kmemctl_usage_err("read: %s + LEN wraps past the end "
-					   "of the address space", what);
+		status = kmemctl_usage_err("%s: + LEN wraps past the end of the "
+					   "address space", what);
 		goto out;
 	}
 
 	buf = malloc(len);
 	if (!buf) {
-		kmemctl_err("read", -ENOMEM);
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", what);
 		status = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
-	err = kmemdev_read(h, addr, buf, len);
-	if (err) {
-		status = read_error(h, what, err);
+	if (mem_read(h, what, addr, buf, len)) {
+		status = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
 	if (raw)
 		fwrite(buf, 1, len, stdout);
+	else if (json)
+		print_json(addr, buf, len);
 	else
 		hexdump(h, addr, buf, len);
 	status = KMEMCTL_EXIT_OK;

@@ -6,56 +6,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "kmemctl.h"
+#include "mem.h"
+#include "parse.h"
 
-/* "0x..." only: a bare hex string could also be a symbol name ("add"). */
-static int parse_addr(const char *s, uint64_t *addr)
+/* An address expression rather than a bare name: 0x..., NAME+OFF, NAME-OFF. */
+static bool is_expr(const char *s)
 {
-	char *end;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return -EINVAL;
-	if (!s[2] || s[2] == '-' || s[2] == '+' || s[2] == ' ')
-		return -EINVAL;
-	errno = 0;
-	*addr = strtoull(s + 2, &end, 16);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
+	return parse_is_hex(s) || (s[0] && strpbrk(s + 1, "+-"));
 }
 
-static int lookup_addr(struct kmemdev *h, const char *arg, uint64_t addr)
+static void json_sym(struct json *j, const char *query, uint64_t addr,
+		     const struct kmemdev_sym *sym, uint64_t off, bool by_addr)
 {
-	const char *name;
-	uint64_t off;
+	char t[2] = { sym->type, 0 };
+
+	json_object_begin(j, NULL);
+	json_str(j, "query", query);
+	json_hex(j, "addr", addr);
+	json_str(j, "name", sym->name);
+	json_str(j, "module", sym->module);
+	json_str(j, "type", t);
+	if (by_addr) {
+		json_hex(j, "symbol_addr", sym->addr);
+		json_u64(j, "offset", off);
+	}
+	json_object_end(j);
+}
+
+static int lookup_addr(struct kmemdev *h, struct json *j, const char *arg)
+{
+	const struct kmemdev_sym *sym;
+	uint64_t addr, off;
 	int err;
 
-	err = kmemdev_symbolize(h, addr, &name, &off);
-	if (err == -ENOENT) {
-		fprintf(stderr, "kmemctl: %s: no symbol at or below\n", arg);
-		return KMEMCTL_EXIT_ERROR;
-	}
+	err = parse_addr_or_fail(h, "sym", arg, &addr);
+	if (err)
+		return err == KMEMCTL_EXIT_USAGE ? KMEMCTL_EXIT_ERROR : err;
+	err = kmemdev_symbolize(h, addr, &sym, &off);
 	if (err) {
-		kmemctl_err("/proc/kallsyms", err);
-		return -1;
+		kmemctl_err(KMEMDEV_OP_SYMBOLIZE, err, "sym %.60s", arg);
+		/* ENOENT: this address; anything else: every lookup */
+		return err == -ENOENT ? KMEMCTL_EXIT_ERROR : -1;
 	}
-	printf("0x%016" PRIx64 " %s+0x%" PRIx64 "\n", addr, name, off);
+	if (j) {
+		json_sym(j, arg, addr, sym, off, true);
+		return KMEMCTL_EXIT_OK;
+	}
+	printf("0x%016" PRIx64 " %s+0x%" PRIx64, addr, sym->name, off);
+	if (sym->module)
+		printf(" [%s]", sym->module);
+	putchar('\n');
 	return KMEMCTL_EXIT_OK;
 }
 
-static int lookup_name(struct kmemdev *h, const char *name)
+static int lookup_name(struct kmemdev *h, struct json *j, const char *name)
 {
 	const struct kmemdev_sym *sym;
 	int err;
 
 	err = kmemdev_symbol_find(h, name, &sym);
-	if (err == -ENOENT) {
-		fprintf(stderr, "kmemctl: %s: symbol not found\n", name);
-		return KMEMCTL_EXIT_ERROR;
-	}
 	if (err) {
-		kmemctl_err("/proc/kallsyms", err);
-		return -1;
+		kmemctl_err(KMEMDEV_OP_SYMBOL, err, "sym %.60s", name);
+		return err == -ENOENT ? KMEMCTL_EXIT_ERROR : -1;
+	}
+	if (j) {
+		json_sym(j, name, sym->addr, sym, 0, false);
+		return KMEMCTL_EXIT_OK;
 	}
 	printf("0x%016" PRIx64 " %c %s", sym->addr, sym->type, sym->name);
 	if (sym->module)
@@ -64,27 +82,43 @@ static int lookup_name(struct kmemdev *h, const char *name)
 	return KMEMCTL_EXIT_OK;
 }
 
+static void help(void)
+{
+	printf("Usage: kmemctl [--device PATH] sym NAME|ADDR... [--json]\n"
+	       "  NAME    print ADDRESS TYPE NAME [module] from /proc/kallsyms\n"
+	       "          (vmlinux wins over modules on duplicate names)\n"
+	       "  ADDR    0xHEX, NAME+OFF or NAME-OFF (OFF: 0x hex or decimal; "
+	       "010 is ten):\n"
+	       "          print the address and the nearest symbol at or below "
+	       "it as\n"
+	       "          ADDRESS NAME+0xOFFSET [module]\n"
+	       "  -j, --json  a JSON array of {query, addr, name, module, type"
+	       "[, symbol_addr,\n"
+	       "              offset]}; failed lookups are left out\n"
+	       "Needs only /proc/kallsyms (read through the device's handle, "
+	       "or /proc/kcore's\n"
+	       "when the device is absent).  Exit status 1 if any lookup "
+	       "fails.\n");
+}
+
 int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, ret, status = KMEMCTL_EXIT_OK;
+	struct json j, *jp = NULL;
 	struct kmemdev *h;
-	uint64_t addr;
 
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			jp = &j;
+			break;
 		case 'h':
-			printf("Usage: kmemctl [--device PATH] sym NAME|0xADDR...\n"
-			       "  NAME    print ADDRESS TYPE NAME [module] from "
-			       "/proc/kallsyms\n"
-			       "          (vmlinux wins over modules on duplicate "
-			       "names)\n"
-			       "  0xADDR  print the nearest symbol at or below it "
-			       "as NAME+0xOFFSET\n"
-			       "Exit status 1 if any lookup fails.\n");
+			help();
 			return KMEMCTL_EXIT_OK;
 		default:
 			return kmemctl_bad_option(c, argv);
@@ -93,14 +127,18 @@ int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv)
 	if (optind >= argc)
 		return kmemctl_usage_err("sym: missing symbol name or address");
 
-	h = kmemctl_open(ctx);
+	h = mem_open(ctx, "sym");
 	if (!h)
 		return KMEMCTL_EXIT_ERROR;
+	if (jp) {
+		json_init(jp, stdout);
+		json_array_begin(jp, NULL);
+	}
 	for (i = optind; i < argc; i++) {
-		if (!parse_addr(argv[i], &addr))
-			ret = lookup_addr(h, argv[i], addr);
+		if (is_expr(argv[i]))
+			ret = lookup_addr(h, jp, argv[i]);
 		else
-			ret = lookup_name(h, argv[i]);
+			ret = lookup_name(h, jp, argv[i]);
 		if (ret < 0) {
 			/* The symbol table itself failed: no name can work. */
 			status = KMEMCTL_EXIT_ERROR;
@@ -109,6 +147,8 @@ int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv)
 		if (ret)
 			status = ret;
 	}
+	if (jp)
+		json_array_end(jp);
 	kmemdev_close(h);
 	return status;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,10 +15,9 @@
 
 #include "json.h"
 #include "kmemctl.h"
+#include "parse.h"
 
 #define WATCH_USAGE "Usage: kmemctl watch [--json] [--modules] [--snapshots] [--count N]\n"
-
-#ifdef KMEMDEV_HAVE_EVENTS
 
 static volatile sig_atomic_t stop_sig;
 
@@ -135,8 +135,8 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 	unsigned int groups = 0;
 	uint64_t seen = 0, dropped = 0;
 	unsigned long count = 0;
+	uint64_t n;
 	bool json = false, base;
-	char *end;
 	int c, err;
 
 	(void)ctx;	/* netlink, not the device node */
@@ -152,10 +152,9 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 			groups |= KMEMDEV_EVENTS_SNAPSHOTS;
 			break;
 		case 'n':
-			errno = 0;
-			count = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !count || *optarg == '-')
+			if (parse_u64(optarg, 1, ULONG_MAX, &n))
 				return kmemctl_usage_err("watch: bad --count '%s'", optarg);
+			count = (unsigned long)n;
 			break;
 		case 'h':
 			printf(WATCH_USAGE
@@ -177,14 +176,24 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 	if (!groups)
 		groups = KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS;
 
+	/* EOPNOTSUPP: a libkmemdev built without libnl-genl */
 	err = kmemdev_events_open(&ev, NULL);
 	if (err) {
-		kmemctl_err("watch", err);
+		if (err == -ENOENT)
+			kmemctl_fail("watch: no kmem_ro event family (modprobe "
+				     "kmem_ro): /proc/kcore has no events");
+		else
+			kmemctl_err(KMEMDEV_OP_EVENTS, err, "watch: open the "
+				    "event stream");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	err = kmemdev_events_subscribe(ev, groups);
 	if (err) {
-		kmemctl_err("watch: subscribing", err);
+		kmemctl_err(KMEMDEV_OP_EVENTS, err, "watch: subscribe to %s%s%s",
+			    groups & KMEMDEV_EVENTS_MODULES ? "modules" : "",
+			    groups == (KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS) ?
+			    " and " : "",
+			    groups & KMEMDEV_EVENTS_SNAPSHOTS ? "snapshots" : "");
 		kmemdev_events_close(ev);
 		return KMEMCTL_EXIT_ERROR;
 	}
@@ -222,24 +231,8 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 	}
 	kmemdev_events_close(ev);
 	if (err < 0 && err != -EINTR) {
-		kmemctl_err("watch", err);
+		kmemctl_err(KMEMDEV_OP_EVENTS, err, "watch: receive events");
 		return KMEMCTL_EXIT_ERROR;
 	}
 	return KMEMCTL_EXIT_OK;
 }
-
-#else /* !KMEMDEV_HAVE_EVENTS */
-
-int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
-{
-	(void)ctx;
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf(WATCH_USAGE "Not available: kmemctl was built without libnl-genl-3.0.\n");
-		return KMEMCTL_EXIT_OK;
-	}
-	fprintf(stderr, "kmemctl: watch: not built in: libnl-genl-3.0 was missing when kmemctl "
-		"was built (Debian: apt-get install libnl-genl-3-dev, then rebuild)\n");
-	return KMEMCTL_EXIT_ERROR;
-}
-
-#endif /* KMEMDEV_HAVE_EVENTS */

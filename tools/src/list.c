@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemctl list: every node of a kernel list_head list, with fields chosen
+ * by BTF name, gathered by one WALK ioctl (or by reads on /proc/kcore).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "kmemctl.h"
+#include "kvalue.h"
+#include "kwalk.h"
+#include "mem.h"
+#include "parse.h"
+#include "tspec.h"
+
+struct field {
+	char *path;
+	struct kplace place;	/* in the node */
+	struct kplace rel;	/* in the field's bytes */
+	unsigned int pos;	/* of its bytes in a record */
+};
+
+struct list {
+	struct tspec ts;
+	struct field *f;
+	unsigned int n;
+	struct kmem_ro_field wf[KMEM_RO_WALK_MAX_FIELDS];
+	unsigned int nwf;
+	size_t rec_size;
+};
+
+static void help(void)
+{
+	printf("Usage: kmemctl [--device PATH] list TYPE.MEMBER HEAD "
+	       "[--fields A,B.C,...] [--json]\n"
+	       "       kmemctl [--device PATH] list TYPE.MEMBER --node ADDR "
+	       "[--fields ...] [--json]\n"
+	       "Walk a kernel list: nodes are TYPE objects linked through "
+	       "their struct\n"
+	       "list_head MEMBER (a path: se.group_node), HEAD is the list's "
+	       "own list_head\n"
+	       "(0xHEX or SYMBOL[+-OFF], e.g. modules).  One WALK ioctl "
+	       "gathers the fields of\n"
+	       "every node; on /proc/kcore the same walk is done with reads.\n"
+	       "  -f, --fields LIST  members to print, by BTF path, comma "
+	       "separated\n"
+	       "                     (default: node addresses only)\n"
+	       "  -n, --node ADDR    start at the node at ADDR, a TYPE object "
+	       "in the list,\n"
+	       "                     listed first (init_task for "
+	       "task_struct.tasks)\n"
+	       "  -j, --json         a JSON array of {addr, FIELD: value, ...}\n"
+	       "Text: one line per node, ADDR then the fields in columns, "
+	       "values as struct\n"
+	       "prints them (structs on one line).  Memory comes from %s, "
+	       "or /proc/kcore\n"
+	       "when the device is absent.\n", KMEM_RO_DEVICE);
+}
+
+static int add_fields(struct list *l, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL, *tok;
+	size_t pos = 8;
+	int rc = KMEMCTL_EXIT_OK;
+
+	if (!copy) {
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct field *f, *nf;
+		uint64_t bits, first, len;
+
+		if (l->n >= KMEM_RO_WALK_MAX_FIELDS) {
+			rc = kmemctl_usage_err("list: at most %d fields",
+					       KMEM_RO_WALK_MAX_FIELDS);
+			break;
+		}
+		nf = realloc(l->f, (l->n + 1) * sizeof(*nf));
+		if (!nf) {
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			rc = KMEMCTL_EXIT_ERROR;
+			break;
+		}
+		l->f = nf;
+		f = &l->f[l->n];
+		memset(f, 0, sizeof(*f));
+		rc = tspec_member(&l->ts, "list", tok, &f->place);
+		if (rc)
+			break;
+		bits = f->place.bit_size ? f->place.bit_size :
+		       ktype_size(f->place.btf, f->place.type) * 8;
+		first = f->place.bit_off / 8;
+		len = (f->place.bit_off % 8 + bits + 7) / 8;
+		if (!bits || pos + len > KMEM_RO_WALK_MAX_RECORD) {
+			rc = kmemctl_usage_err("list: field '%.40s': %s", tok,
+					       bits ? "the fields exceed 4096 "
+					       "bytes a node" : "has no size");
+			break;
+		}
+		f->path = strdup(tok);
+		f->rel = f->place;
+		f->rel.bit_off %= 8;
+		f->pos = (unsigned int)pos;
+		l->wf[l->nwf].offset = (uint32_t)first;
+		l->wf[l->nwf].len = (uint32_t)len;
+		l->nwf++;
+		l->n++;
+		pos += len;
+		if (!f->path) {
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			rc = KMEMCTL_EXIT_ERROR;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* The text of one value, for column widths. */
+static char *value_text(const struct kvalue *kv, const struct field *f,
+			const unsigned char *rec)
+{
+	struct kvalue k = *kv;
+	char *s = NULL;
+	size_t len = 0;
+
+	k.f = open_memstream(&s, &len);
+	if (!k.f)
+		return NULL;
+	kvalue_text_inline(&k, &f->rel, rec + f->pos);
+	fclose(k.f);
+	return s;
+}
+
+static int print_text(const struct list *l, const struct kvalue *kv,
+		      const unsigned char *recs, uint32_t nodes)
+{
+	size_t *width = calloc(l->n + 1, sizeof(*width));
+	char **cell = calloc((size_t)nodes * (l->n ? l->n : 1) + 1,
+			     sizeof(*cell));
+	uint32_t i;
+	unsigned int k;
+
+	if (!width || !cell) {
+		free(width);
+		free(cell);
+		return -ENOMEM;
+	}
+	for (k = 0; k < l->n; k++)
+		width[k] = strlen(l->f[k].path);
+	for (i = 0; i < nodes; i++) {
+		for (k = 0; k < l->n; k++) {
+			char *s = value_text(kv, &l->f[k],
+					     recs + (size_t)i * l->rec_size);
+
+			cell[(size_t)i * l->n + k] = s;
+			if (s && strlen(s) > width[k])
+				width[k] = strlen(s);
+		}
+	}
+	printf("%-18s", "ADDR");
+	for (k = 0; k < l->n; k++)
+		printf("  %-*s", k + 1 < l->n ? (int)width[k] : 0, l->f[k].path);
+	putchar('\n');
+	for (i = 0; i < nodes; i++) {
+		uint64_t addr;
+
+		memcpy(&addr, recs + (size_t)i * l->rec_size, 8);
+		printf("0x%016" PRIx64, addr);
+		for (k = 0; k < l->n; k++) {
+			const char *s = cell[(size_t)i * l->n + k];
+
+			printf("  %-*s", k + 1 < l->n ? (int)width[k] : 0,
+			       s ? s : "?");
+		}
+		putchar('\n');
+	}
+	for (i = 0; i < (size_t)nodes * l->n; i++)
+		free(cell[i]);
+	free(cell);
+	free(width);
+	return 0;
+}
+
+static void print_json(const struct list *l, const struct kvalue *kv,
+		       const unsigned char *recs, uint32_t nodes)
+{
+	struct json j;
+	uint32_t i;
+	unsigned int k;
+
+	json_init(&j, stdout);
+	json_array_begin(&j, NULL);
+	for (i = 0; i < nodes; i++) {
+		const unsigned char *rec = recs + (size_t)i * l->rec_size;
+		uint64_t addr;
+
+		memcpy(&addr, rec, 8);
+		json_object_begin(&j, NULL);
+		json_hex(&j, "addr", addr);
+		for (k = 0; k < l->n; k++)
+			kvalue_json(kv, &j, l->f[k].path, &l->f[k].rel,
+				    rec + l->f[k].pos);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+}
+
+/* The record of the --node object itself, read field by field. */
+static int node_record(struct kmemdev *h, const struct list *l, uint64_t node,
+		       unsigned char *rec, const char *what)
+{
+	unsigned int k;
+
+	memcpy(rec, &node, 8);
+	for (k = 0; k < l->nwf && l->n; k++)
+		if (mem_read(h, what, node + l->wf[k].offset, rec + l->f[k].pos,
+			     l->wf[k].len))
+			return -EIO;
+	return 0;
+}
+
+static const char *walk_reason(struct kmemdev *h, int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "the list loops without coming back to its head";
+	case -E2BIG:
+		return "more nodes than a walk takes (1048576)";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return mem_reason(h, err);
+	}
+}
+
+int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fields", required_argument, NULL, 'f' },
+		{ "node",   required_argument, NULL, 'n' },
+		{ "json",   no_argument,       NULL, 'j' },
+		{ "help",   no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *fields = NULL, *node_expr = NULL, *head_expr = NULL;
+	struct kvalue kv = { .max_depth = -1, .f = stdout };
+	struct ktypes kt = { 0 };
+	struct list l = { 0 };
+	struct kwalk w = { 0 };
+	unsigned char *all = NULL;
+	struct kmemdev *h = NULL;
+	uint64_t head, node = 0;
+	bool json = false;
+	char what[160];
+	int c, err, rc;
+	uint32_t total;
+
+	while ((c = getopt_long(argc, argv, ":f:n:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fields = optarg;
+			break;
+		case 'n':
+			node_expr = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			help();
+			return KMEMCTL_EXIT_OK;
+		default:
+			return kmemctl_bad_option(c, argv);
+		}
+	}
+	if (optind >= argc)
+		return kmemctl_usage_err("list: missing TYPE.MEMBER");
+	if (!node_expr && argc - optind < 2)
+		return kmemctl_usage_err("list: missing HEAD (or --node ADDR)");
+	if (argc - optind > (node_expr ? 1 : 2))
+		return kmemctl_usage_err("list: unexpected argument '%s'",
+					 argv[optind + (node_expr ? 1 : 2)]);
+	if (!node_expr)
+		head_expr = argv[optind + 1];
+
+	rc = tspec_resolve(&kt, "list", argv[optind], &l.ts);
+	if (rc)
+		goto out;
+	if (!l.ts.path) {
+		rc = kmemctl_usage_err("list: '%.40s' names no MEMBER: use "
+				       "TYPE.MEMBER", argv[optind]);
+		goto out;
+	}
+	if (l.ts.place.bit_size || l.ts.place.bit_off % 8 ||
+	    ktype_size(l.ts.place.btf, l.ts.place.type) < 16) {
+		kmemctl_fail("list %s: not a struct list_head member",
+			     argv[optind]);
+		rc = KMEMCTL_EXIT_ERROR;
+		goto out;
+	}
+	if (fields) {
+		rc = add_fields(&l, fields);
+		if (rc)
+			goto out;
+	}
+	if (!l.nwf) {
+		/* WALK wants a field: the link itself, not printed */
+		l.wf[0].offset = (uint32_t)(l.ts.place.bit_off / 8);
+		l.wf[0].len = 8;
+		l.nwf = 1;
+	}
+	l.rec_size = w.rec_size = 8;
+	for (unsigned int k = 0; k < l.nwf; k++)
+		l.rec_size += l.wf[k].len;
+
+	h = mem_open(ctx, "list");
+	if (!h) {
+		rc = KMEMCTL_EXIT_ERROR;
+		goto out;
+	}
+	if (node_expr) {
+		rc = parse_addr_or_fail(h, "list", node_expr, &node);
+		if (rc)
+			goto out;
+		head = node + l.ts.place.bit_off / 8;
+	} else {
+		rc = parse_addr_or_fail(h, "list", head_expr, &head);
+		if (rc)
+			goto out;
+	}
+	snprintf(what, sizeof(what), "list %.60s at 0x%" PRIx64, argv[optind],
+		 node_expr ? node : head);
+	w.head = head;
+	w.link_offset = l.ts.place.bit_off / 8;
+	w.fields = l.wf;
+	w.nfields = l.nwf;
+	err = kwalk_run(h, &w);
+
+	total = w.nodes + (node_expr ? 1 : 0);
+	all = malloc((size_t)(total ? total : 1) * l.rec_size);
+	if (!all) {
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		rc = KMEMCTL_EXIT_ERROR;
+		goto out;
+	}
+	if (node_expr && node_record(h, &l, node, all, what)) {
+		rc = KMEMCTL_EXIT_ERROR;
+		goto out;
+	}
+	if (w.nodes)
+		memcpy(all + (node_expr ? l.rec_size : 0), w.buf,
+		       (size_t)w.nodes * l.rec_size);
+
+	kv.btf = l.ts.place.btf;
+	kv.h = h;
+	kvalue_sym_range(&kv);
+	if (json)
+		print_json(&l, &kv, all, total);
+	else if (print_text(&l, &kv, all, total))
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+	rc = KMEMCTL_EXIT_OK;
+	if (err) {
+		/* what was gathered is printed; the rest is an error */
+		if (w.fault_addr)
+			kmemctl_fail("%s: after %" PRIu32 " nodes, at 0x%" PRIx64
+				     ": %s", what, w.nodes, w.fault_addr,
+				     walk_reason(h, err));
+		else
+			kmemctl_fail("%s: after %" PRIu32 " nodes: %s", what,
+				     w.nodes, walk_reason(h, err));
+		rc = KMEMCTL_EXIT_ERROR;
+	}
+out:
+	for (unsigned int k = 0; k < l.n; k++)
+		free(l.f[k].path);
+	free(l.f);
+	free(all);
+	free(w.buf);
+	kmemdev_close(h);
+	ktypes_free(&kt);
+	return rc;
+}

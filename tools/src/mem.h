@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading kernel memory for the verbs that only read: the device when it
+ * is there, /proc/kcore when it is not, and short reasons for failures
+ * that name what the address is (a hole, not RAM, hidden RAM).
+ */
+#ifndef KMEMCTL_MEM_H
+#define KMEMCTL_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kmemctl.h"
+
+/*
+ * Open the device, or /proc/kcore when the device is absent (the
+ * library's KMEMDEV_BACKEND_AUTO); with --device given, that device only.
+ * On failure print "kmemctl: <verb>: open ...: <reason>" and return NULL.
+ */
+struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb);
+
+/* Why kmemdev_read() of @h failed with @err, in a few words. */
+const char *mem_reason(struct kmemdev *h, int err);
+
+/*
+ * kmemdev_read(); on failure print "kmemctl: <what>: <reason>" (@what
+ * names the object and its address) and return the -errno.
+ */
+int mem_read(struct kmemdev *h, const char *what, uint64_t addr, void *buf,
+	     size_t len);
+
+#endif /* KMEMCTL_MEM_H */

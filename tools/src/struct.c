@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmemctl struct: a kernel object printed by its BTF type, or a type's layout. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "klayout.h"
+#include "kmemctl.h"
+#include "kvalue.h"
+#include "mem.h"
+#include "parse.h"
+#include "tspec.h"
+
+#define DEPTH_MAX	1000
+
+static void help(void)
+{
+	printf("Usage: kmemctl [--device PATH] struct TYPE[.MEMBER...] ADDR "
+	       "[--json] [--depth N]\n"
+	       "       kmemctl struct --type-only TYPE[.MEMBER...] [--json] "
+	       "[--depth N]\n"
+	       "Print the kernel object at ADDR by its BTF type "
+	       "(/sys/kernel/btf), as crash's\n"
+	       "struct does: nested structs and unions, arrays, bitfields, "
+	       "char arrays as\n"
+	       "strings, enums by name, pointers with <symbol+0xoff> when "
+	       "they point into the\n"
+	       "kernel image or near a module symbol.  TYPE.member.sub[N] "
+	       "prints one member.\n"
+	       "  TYPE             task_struct, struct task_struct, union "
+	       "NAME, a typedef;\n"
+	       "                   module types too (their /sys/kernel/btf "
+	       "file)\n"
+	       "  ADDR             0xHEX, SYMBOL, SYMBOL+OFF or SYMBOL-OFF "
+	       "(OFF: 0x hex or\n"
+	       "                   decimal; 010 is ten)\n"
+	       "  -t, --type-only  the layout (offsets, sizes, declarations) "
+	       "with no object:\n"
+	       "                   needs only BTF, no device\n"
+	       "  -d, --depth N    levels of nested structs shown (default: "
+	       "all; with\n"
+	       "                   --type-only 1); deeper ones print as {...}\n"
+	       "  -j, --json       one JSON object: {type, addr, size, value} "
+	       "(path if a member)\n"
+	       "Memory comes from %s, or /proc/kcore when the device is "
+	       "absent.\n", KMEM_RO_DEVICE);
+}
+
+/* The bytes of @p, read whole; *@data[0] is the byte at bit_off / 8. */
+static int read_place(struct kmemdev *h, const char *what, uint64_t addr,
+		      const struct kplace *p, unsigned char **data,
+		      uint64_t *len)
+{
+	uint64_t bits = p->bit_size ? p->bit_size : ktype_size(p->btf, p->type) * 8;
+	uint64_t first = p->bit_off / 8;
+	uint64_t end = (p->bit_off + bits + 7) / 8;
+
+	*len = end - first;
+	if (!bits) {
+		kmemctl_fail("%s: the type has no size to read", what);
+		return -EINVAL;
+	}
+	if (*len > (64ULL << 20)) {
+		kmemctl_fail("%s: %" PRIu64 " bytes is too large to print", what,
+			     *len);
+		return -EFBIG;
+	}
+	if (addr + first < addr || addr + first + *len - 1 < addr) {
+		kmemctl_fail("%s: wraps past the end of the address space", what);
+		return -EINVAL;
+	}
+	*data = malloc(*len);
+	if (!*data) {
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", what);
+		return -ENOMEM;
+	}
+	if (mem_read(h, what, addr + first, *data, *len)) {
+		free(*data);
+		*data = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static int type_only(const struct tspec *ts, const char *spec, bool json,
+		     int depth)
+{
+	if (json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		klayout_json(&j, &ts->place, ts->path ? spec : NULL, depth);
+	} else {
+		klayout_text(stdout, &ts->place, ts->path ? spec : NULL, depth);
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+static int show(const struct kmemctl *ctx, const struct tspec *ts,
+		const char *spec, const char *expr, bool json, int depth)
+{
+	struct kvalue kv = { .btf = ts->place.btf, .max_depth = depth,
+			     .f = stdout };
+	struct kplace rel = ts->place;
+	char what[256], tname[160];
+	unsigned char *data = NULL;
+	struct kmemdev *h;
+	uint64_t addr, len;
+	int rc;
+
+	h = mem_open(ctx, "struct");
+	if (!h)
+		return KMEMCTL_EXIT_ERROR;
+	rc = parse_addr_or_fail(h, "struct", expr, &addr);
+	if (rc)
+		goto out;
+	/* "struct task_struct at 0xffffffff82a0c940" */
+	snprintf(what, sizeof(what), "struct %.60s at 0x%" PRIx64, spec, addr);
+	if (read_place(h, what, addr, &ts->place, &data, &len)) {
+		rc = KMEMCTL_EXIT_ERROR;
+		goto out;
+	}
+	rel.bit_off = ts->place.bit_off % 8;
+	kv.h = h;
+	kvalue_sym_range(&kv);
+	ktype_name(kv.btf, ts->place.type, tname, sizeof(tname));
+	if (json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_str(&j, "type", tname);
+		if (ts->path)
+			json_str(&j, "path", spec);
+		json_hex(&j, "addr", addr + ts->place.bit_off / 8);
+		json_u64(&j, "size", ts->place.bit_size ? len :
+			 ktype_size(kv.btf, ts->place.type));
+		if (ts->place.bit_size) {
+			json_u64(&j, "bit_offset", ts->place.bit_off % 8);
+			json_u64(&j, "bit_size", ts->place.bit_size);
+		}
+		kvalue_json(&kv, &j, "value", &rel, data);
+		json_object_end(&j);
+	} else if (ts->path) {
+		kvalue_text(&kv, spec, &rel, data, 0);
+		putchar('\n');
+	} else if (btf_is_composite(btf__type_by_id(kv.btf,
+			ktype_skip(kv.btf, ts->place.type)))) {
+		printf("%s ", tname);
+		kvalue_text(&kv, NULL, &rel, data, 0);
+		putchar('\n');
+	} else {
+		/* "unsigned int = 5": a scalar reads better with its type named */
+		kvalue_text(&kv, tname, &rel, data, 0);
+		putchar('\n');
+	}
+	rc = KMEMCTL_EXIT_OK;
+out:
+	free(data);
+	kmemdev_close(h);
+	return rc;
+}
+
+int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json",      no_argument,       NULL, 'j' },
+		{ "depth",     required_argument, NULL, 'd' },
+		{ "type-only", no_argument,       NULL, 't' },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bool json = false, layout = false;
+	struct ktypes kt = { 0 };
+	int c, rc, depth = -1;
+	struct tspec ts;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, ":jd:th", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			if (parse_u64(optarg, 0, DEPTH_MAX, &v))
+				return kmemctl_usage_err("struct: bad --depth "
+							 "'%s': 0 to %d", optarg,
+							 DEPTH_MAX);
+			depth = (int)v;
+			break;
+		case 't':
+			layout = true;
+			break;
+		case 'h':
+			help();
+			return KMEMCTL_EXIT_OK;
+		default:
+			return kmemctl_bad_option(c, argv);
+		}
+	}
+	if (optind >= argc)
+		return kmemctl_usage_err("struct: missing TYPE");
+	if (layout && argc - optind > 1)
+		return kmemctl_usage_err("struct: --type-only takes no ADDR "
+					 "('%s')", argv[optind + 1]);
+	if (!layout && argc - optind < 2)
+		return kmemctl_usage_err("struct: missing ADDR (or use "
+					 "--type-only)");
+	if (argc - optind > 2)
+		return kmemctl_usage_err("struct: unexpected argument '%s'",
+					 argv[optind + 2]);
+
+	rc = tspec_resolve(&kt, "struct", argv[optind], &ts);
+	if (rc)
+		goto out;
+	if (layout)
+		rc = type_only(&ts, argv[optind], json, depth < 0 ? 1 : depth);
+	else
+		rc = show(ctx, &ts, argv[optind], argv[optind + 1], json, depth);
+out:
+	ktypes_free(&kt);
+	return rc;
+}
