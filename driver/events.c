@@ -23,7 +23,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
-#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -31,6 +30,7 @@
 #include <kmem_ro.h>
 #include <kmem_ro_events.h>
 
+#include "compat.h"
 #include "internal.h"
 
 static unsigned int events_rate = KMEM_RO_EVENTS_RATE_DEFAULT;
@@ -163,26 +163,6 @@ static bool kmem_ro_events_listened(unsigned int group)
 
 /* ---- modules ---- */
 
-/* What /proc/modules shows: core text base, core size once live. */
-static void kmem_ro_module_layout(const struct module *mod, u64 *base, u64 *size,
-				  u64 *text)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	*base = (unsigned long)mod->mem[MOD_TEXT].base;
-	*text = mod->mem[MOD_TEXT].size;
-	*size = 0;
-	for_class_mod_mem_type(type, core)
-		*size += mod->mem[type].size;
-#else
-	*base = (unsigned long)mod->core_layout.base;
-	*text = mod->core_layout.text_size;
-	*size = mod->core_layout.size;
-#ifdef CONFIG_ARCH_WANTS_MODULES_DATA_IN_VMALLOC
-	*size += mod->data_layout.size;
-#endif
-#endif
-}
-
 static void kmem_ro_events_module(const struct module *mod, u8 cmd)
 {
 	struct kmem_ro_events_msg m;
@@ -190,7 +170,7 @@ static void kmem_ro_events_module(const struct module *mod, u8 cmd)
 
 	if (!kmem_ro_events_listened(GRP_MODULES))
 		return;
-	kmem_ro_module_layout(mod, &base, &size, &text);
+	kmem_ro_module_core(mod, &base, &size, &text);
 	if (kmem_ro_events_msg_new(&m, cmd, nla_total_size(sizeof(mod->name)) +
 				   3 * nla_total_size_64bit(sizeof(u64))))
 		goto lost;

@@ -23,6 +23,7 @@
 #include <linux/mmzone.h>
 #include <linux/notifier.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /*
@@ -120,7 +121,7 @@ bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
 	smp_mb();	/* F2 */
 	if (pfn_to_online_page(pfn))	/* F3 */
 		return true;
-	zap_vma_ptes(vma, addr, size);
+	kmem_ro_zap_vma(vma, addr, size);
 	return false;
 }
 

@@ -14,13 +14,12 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pfn_t.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <asm/pgtable.h>
 
 #include <kmem_ro.h>
 
+#include "compat.h"
 #include "internal.h"
 
 static bool mmap_ram = true;
@@ -28,32 +27,11 @@ module_param(mmap_ram, bool, 0644);
 MODULE_PARM_DESC(mmap_ram,
 		 "Allow mmap of all System RAM; when off only kernel text is mappable (default: on)");
 
-/* PMD-sized PFN faults: 6.12's huge_fault for VM_PFNMAP; 6.1 has none. */
-#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
-#define KMEM_RO_HUGE	1
-#else
-#define KMEM_RO_HUGE	0
-#endif
-
 /* What one mapping may show; shared by the VMAs split or copied from it. */
 struct kmem_ro_mapping {
 	struct kref ref;
 	struct kmem_ro_ram *ram;
 };
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-static void kmem_ro_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
-			      vm_flags_t clear)
-{
-	vm_flags_mod(vma, set, clear);
-}
-#else
-static void kmem_ro_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
-			      vm_flags_t clear)
-{
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-}
-#endif
 
 /* RAM beyond the text is mappable: the parameter, and no unaccepted memory. */
 static bool kmem_ro_mmap_ram(void)
@@ -92,7 +70,7 @@ static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	/* What the kernel cannot read reads as zeros, as in /proc/kcore. */
 	if (!kmem_ro_page_readable(pfn, &level))
-		show = my_zero_pfn(vmf->address);
+		show = page_to_pfn(ZERO_PAGE(vmf->address));
 	ret = vmf_insert_pfn(vma, vmf->address, show);
 	if (!kmem_ro_hotplug_inserted(vma, vmf->address, PAGE_SIZE, pfn))
 		return VM_FAULT_SIGBUS;
@@ -126,7 +104,7 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 	for (i = 1; i < PTRS_PER_PMD; i++)
 		if (!kmem_ro_page_online(pfn + i))
 			return VM_FAULT_FALLBACK;
-	ret = vmf_insert_pfn_pmd(vmf, pfn_to_pfn_t(pfn), false);
+	ret = kmem_ro_insert_pfn_pmd(vmf, pfn);
 	if (!kmem_ro_hotplug_inserted(vma, haddr, PMD_SIZE, pfn))
 		return VM_FAULT_SIGBUS;
 	return ret;

@@ -12,7 +12,7 @@
  *
  * The entry of each page is computed as the running kernel's
  * pte_to_pagemap_entry(), pagemap_pmd_range() and pagemap_hugetlb_range()
- * compute it; where 6.1 and 6.12 differ (the exclusive bit) both are here.
+ * compute it; where releases differ, compat.h has each one's way.
  */
 #include <linux/hugetlb.h>
 #include <linux/mm.h>
@@ -22,13 +22,11 @@
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/swapops.h>
 #include <linux/uaccess.h>
-#include <linux/userfaultfd_k.h>
-#include <linux/version.h>
 
 #include <kmem_ro.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /*
@@ -167,62 +165,10 @@ static __always_inline struct page *pm_normal_page(pte_t pte, struct pm_memmap *
 	return mm->base + pfn;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-/*
- * 6.12: folio_precise_page_mapcount(folio, page) == 1, present pages
- * only; split so that a THP reads its folio once, not once per page.
- */
-static __always_inline int pm_entire_mapcount(struct folio *folio)
+static u64 pm_swap_frame(kmem_ro_leaf_t entry, unsigned long idx)
 {
-	return folio_test_large(folio) ? folio_entire_mapcount(folio) : 0;
-}
-
-static __always_inline bool pm_subpage_exclusive(struct page *page, int entire)
-{
-	int mapcount = atomic_read(&page->_mapcount) + 1;
-
-	if (page_mapcount_is_type(mapcount))
-		mapcount = 0;
-	return mapcount + entire == 1;
-}
-
-static __always_inline bool pm_exclusive(struct folio *folio, struct page *page,
-					 bool present, bool migration)
-{
-	return present && pm_subpage_exclusive(page, pm_entire_mapcount(folio));
-}
-
-static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
-{
-	return !folio_likely_mapped_shared(page_folio(page)) &&
-	       !hugetlb_pmd_shared(ptep);
-}
-#else
-/*
- * 6.1: page_mapcount(page) == 1, migration entries excepted.  A page is
- * compound exactly when its folio is large; a small one's count is its
- * own _mapcount, read here without page_mapcount() reading flags anew.
- */
-static __always_inline bool pm_exclusive(struct folio *folio, struct page *page,
-					 bool present, bool migration)
-{
-	if (migration)
-		return false;
-	if (!folio_test_large(folio))
-		return atomic_read(&page->_mapcount) == 0;
-	return page_mapcount(page) == 1;
-}
-
-static bool pm_hugetlb_exclusive(struct page *page, pte_t *ptep)
-{
-	return page_mapcount(page) == 1;
-}
-#endif
-
-static u64 pm_swap_frame(swp_entry_t entry, unsigned long idx)
-{
-	pgoff_t offset = is_pfn_swap_entry(entry) ? swp_offset_pfn(entry) :
-						    swp_offset(entry);
+	pgoff_t offset = kmem_ro_leaf_has_pfn(entry) ? kmem_ro_leaf_pfn(entry) :
+						       swp_offset(entry);
 
 	return swp_type(entry) | ((offset + idx) << MAX_SWAPFILES_SHIFT);
 }
@@ -252,30 +198,33 @@ static __always_inline struct pm_entry pm_pte(pte_t pte, u64 vma_flags,
 		page = pm_normal_page(pte, mm);
 		if (pte_soft_dirty(pte))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
-		if (pte_uffd_wp(pte))
+		if (kmem_ro_pte_uffd_wp(pte))
 			flags |= KMEM_RO_PM_UFFD_WP;
-	} else if (is_swap_pte(pte)) {
-		swp_entry_t entry = pte_to_swp_entry(pte);
+	} else if (!pte_none(pte)) {
+		kmem_ro_leaf_t entry = kmem_ro_pte_leaf(pte);
 
 		if (pte_swp_soft_dirty(pte))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
-		if (pte_swp_uffd_wp(pte))
+		if (kmem_ro_pte_swp_uffd_wp(pte))
 			flags |= KMEM_RO_PM_UFFD_WP;
 		frame = pm_swap_frame(entry, 0);
 		step = 1 << MAX_SWAPFILES_SHIFT;
 		flags |= KMEM_RO_PM_SWAP;
-		migration = is_migration_entry(entry);
-		if (is_pfn_swap_entry(entry))
-			page = pfn_to_page(swp_offset_pfn(entry));
-		if (pte_marker_entry_uffd_wp(entry))
+		migration = kmem_ro_leaf_migration(entry);
+		/* not softleaf_to_page(): no lock makes a migration entry stable */
+		if (kmem_ro_leaf_has_pfn(entry))
+			page = pfn_to_page(kmem_ro_leaf_pfn(entry));
+		if (kmem_ro_leaf_uffd_wp(entry))
 			flags |= KMEM_RO_PM_UFFD_WP;
+		if (kmem_ro_leaf_guard(entry))
+			flags |= KMEM_RO_PM_GUARD_REGION;
 	}
 	if (page) {
 		struct folio *folio = page_folio(page);
 
 		if (!folio_test_anon(folio))
 			flags |= KMEM_RO_PM_FILE;
-		if (pm_exclusive(folio, page, flags & KMEM_RO_PM_PRESENT, migration))
+		if (kmem_ro_pte_exclusive(folio, page, flags & KMEM_RO_PM_PRESENT, migration))
 			flags |= KMEM_RO_PM_EXCLUSIVE;
 	}
 	return (struct pm_entry){ frame, flags | vma_flags, step };
@@ -337,7 +286,10 @@ static bool pm_ptes_runs(struct kmem_ro_pm *pm, pte_t *ptep, unsigned long end, 
 	return !none || pm_emit(pm, none, 0, vma_flags, 0);
 }
 
-/* A transparent huge PMD or its migration entry, as pagemap_pmd_range(). */
+/*
+ * A transparent huge PMD or its non-present entry, as pagemap_pmd_range()
+ * (split out as pagemap_pmd_range_thp() by 7.2).
+ */
 static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 		   unsigned long end)
 {
@@ -345,7 +297,7 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	u64 frame = 0, flags = 0, step = 0;
 	struct page *page = NULL;
 	bool present = pmd_present(pmd);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if KMEM_RO_PM_EXCL_PRECISE
 	struct folio *folio;
 	int entire;
 #endif
@@ -353,36 +305,43 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	if (vma->vm_flags & VM_SOFTDIRTY)
 		flags |= KMEM_RO_PM_SOFT_DIRTY;
 	if (present) {
-		page = pmd_page(pmd);
+		page = kmem_ro_thp_page(pmd);
 		flags |= KMEM_RO_PM_PRESENT;
 		if (pmd_soft_dirty(pmd))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
-		if (pmd_uffd_wp(pmd))
+		if (kmem_ro_pmd_uffd_wp(pmd))
 			flags |= KMEM_RO_PM_UFFD_WP;
 		frame = pmd_pfn(pmd) + idx;
 		step = 1;
 	} else {
-		swp_entry_t entry = pmd_to_swp_entry(pmd);
+		kmem_ro_leaf_t entry = kmem_ro_pmd_leaf(pmd);
 
 		frame = pm_swap_frame(entry, idx);
 		step = 1 << MAX_SWAPFILES_SHIFT;
 		flags |= KMEM_RO_PM_SWAP;
 		if (pmd_swp_soft_dirty(pmd))
 			flags |= KMEM_RO_PM_SOFT_DIRTY;
-		if (pmd_swp_uffd_wp(pmd))
+		if (kmem_ro_pmd_swp_uffd_wp(pmd))
 			flags |= KMEM_RO_PM_UFFD_WP;
-		page = pfn_to_page(swp_offset_pfn(entry));
+		if (kmem_ro_leaf_has_pfn(entry))
+			page = pfn_to_page(kmem_ro_leaf_pfn(entry));
 	}
 	if (page && !PageAnon(page))
 		flags |= KMEM_RO_PM_FILE;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	/* per page of the folio, emitted in stretches of equal flags */
-	if (!present)
+#if KMEM_RO_PM_EXCL_PRECISE
+	if (!present || !page)
 		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
 	folio = page_folio(page);
-	entire = pm_entire_mapcount(folio);
+	entire = kmem_ro_entire_mapcount(folio);
+	/* since 6.15 the PMD's first page answers for all of them */
+	if (!KMEM_RO_PM_THP_EXCL_PER_PAGE) {
+		if (kmem_ro_mapped_exclusively(folio, page, entire))
+			flags |= KMEM_RO_PM_EXCLUSIVE;
+		return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
+	}
 	/*
-	 * A page's count is its folio's PMD mappings plus its own PTE ones.
+	 * Per page of the folio, emitted in stretches of equal flags.  A
+	 * page's count is its folio's PMD mappings plus its own PTE ones.
 	 * None of its pages can be exclusive past two PMD mappings, and when
 	 * the folio's total is its PMD mappings alone, no page has a PTE
 	 * mapping: either way no page needs reading, the common THP case.
@@ -392,9 +351,9 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 			       flags | (entire == 1 ? KMEM_RO_PM_EXCLUSIVE : 0), step);
 	while (pm->addr < end) {
 		unsigned long n = 1, left = (end - pm->addr) >> PAGE_SHIFT;
-		bool excl = pm_subpage_exclusive(page + idx, entire);
+		bool excl = kmem_ro_subpage_exclusive(page + idx, entire);
 
-		while (n < left && excl == pm_subpage_exclusive(page + idx + n, entire))
+		while (n < left && excl == kmem_ro_subpage_exclusive(page + idx + n, entire))
 			n++;
 		if (!pm_emit(pm, n, frame, flags | (excl ? KMEM_RO_PM_EXCLUSIVE : 0), step))
 			return false;
@@ -404,8 +363,8 @@ static bool pm_thp(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t pmd,
 	return true;
 #else
 	/* once, from the head page */
-	if (page && pm_exclusive(page_folio(page), page, present,
-				 is_pmd_migration_entry(pmd)))
+	if (page && kmem_ro_pte_exclusive(page_folio(page), page, present,
+					  is_pmd_migration_entry(pmd)))
 		flags |= KMEM_RO_PM_EXCLUSIVE;
 	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
 #endif
@@ -424,14 +383,14 @@ static bool pm_hugetlb(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 
 		if (!PageAnon(page))
 			flags |= KMEM_RO_PM_FILE;
-		if (pm_hugetlb_exclusive(page, ptep))
+		if (kmem_ro_hugetlb_exclusive(page, ptep))
 			flags |= KMEM_RO_PM_EXCLUSIVE;
-		if (huge_pte_uffd_wp(pte))
+		if (kmem_ro_huge_pte_uffd_wp(pte))
 			flags |= KMEM_RO_PM_UFFD_WP;
 		flags |= KMEM_RO_PM_PRESENT;
 		frame = pte_pfn(pte) + ((pm->addr & ~hmask) >> PAGE_SHIFT);
 		step = 1;
-	} else if (pte_swp_uffd_wp_any(pte)) {
+	} else if (kmem_ro_pte_swp_uffd_wp_any(pte)) {
 		flags |= KMEM_RO_PM_UFFD_WP;
 	}
 	return pm_emit(pm, (end - pm->addr) >> PAGE_SHIFT, frame, flags, step);
@@ -445,7 +404,7 @@ static bool pm_pmd(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t *pmd
 
 	if (is_vm_hugetlb_page(vma))
 		return pm_hugetlb(pm, vma, (pte_t *)pmdp, __pte(pmd_val(pmd)), PMD_MASK, end);
-	if (pmd_trans_huge(pmd) || pmd_devmap(pmd) || is_swap_pmd(pmd))
+	if (kmem_ro_pmd_is_huge(pmd))
 		return pm_thp(pm, vma, pmd, end);
 	if (pmd_bad(pmd))
 		return pm_hole(pm, end, hole_flags);

@@ -65,13 +65,13 @@
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/xarray.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
 
 #include <kmem_ro.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /* Specs copied in per step of an ADD call: bounds the kernel buffer. */
@@ -1379,19 +1379,6 @@ int kmem_ro_probe_for_each_hits(struct file *file,
 
 /* ---- module unload ---- */
 
-/* Where @mod's init text was: dead once the module is live. */
-static void kmem_ro_mod_init_text(const struct module *mod, unsigned long *start,
-				  unsigned long *end)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	*start = (unsigned long)mod->mem[MOD_INIT_TEXT].base;
-	*end = *start + mod->mem[MOD_INIT_TEXT].size;
-#else
-	*start = (unsigned long)mod->init_layout.base;
-	*end = *start + mod->init_layout.size;
-#endif
-}
-
 /*
  * Record @mod's dead text (all of it, or its init text) in place of what
  * an earlier state left; with @dead false, only forget it (a new instance).
@@ -1406,7 +1393,7 @@ static void kmem_ro_text_died(const struct module *mod, bool dead, bool all)
 		if (new) {
 			strscpy(new->name, mod->name, sizeof(new->name));
 			if (!all)
-				kmem_ro_mod_init_text(mod, &new->start, &new->end);
+				kmem_ro_module_init_text(mod, &new->start, &new->end);
 		}
 		if (new && !all && new->start == new->end) {	/* no init text */
 			kfree(new);

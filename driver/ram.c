@@ -11,17 +11,17 @@
 
 #include <linux/efi.h>
 #include <linux/ioport.h>
-#include <linux/irqflags.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/page-flags.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
-#include <asm/amd_nb.h>
+#include <linux/uaccess.h>
 #include <asm/gart.h>
 #include <asm/pgtable.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /*
@@ -193,44 +193,71 @@ bool kmem_ro_page_online(unsigned long pfn)
 	return true;
 }
 
+/*
+ * One entry of a page table, read so that a table freed and reused under
+ * us cannot hurt: a stale value only yields a PFN that is then checked
+ * like any other, and a table page that left the direct map faults here.
+ */
+static bool kmem_ro_pt_read(unsigned long table, unsigned int index,
+			    unsigned long *val)
+{
+	return !get_kernel_nofault(*val, (unsigned long *)table + index);
+}
+
+/* The table an entry points to (not a leaf), as a direct-map address. */
+static unsigned long kmem_ro_pt_next(unsigned long val)
+{
+	return (unsigned long)__va(val & PTE_PFN_MASK);
+}
+
 /**
  * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
  * @addr: kernel virtual address
  * @pfn: returns the PFN it maps
  * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
  *
- * lookup_address() reads the tables without a lock.  With interrupts off,
- * as in GUP-fast, no page-table page can be freed under it: the kernel
- * frees one only after a TLB-flush IPI that this CPU must answer
- * (pmd_free_pte_page(), remove_pagetable()).  The entry is read once.
+ * The kernel frees page-table pages while others may walk them (a huge
+ * vmap replacing a PTE table, memory hot-remove, and from 6.14 the direct
+ * map's collapse), after a TLB flush that on CPUs with INVLPGB (7.x) sends
+ * no IPI: interrupts off, as GUP-fast relies on, would not hold them off.
+ * So every level is read with get_kernel_nofault(): the kernel half of the
+ * page tables loaded in CR3 is the same in every mm (x86-64 preallocates
+ * it), and the top level is never freed.
  *
  * Return: true if a present entry maps @addr.
  */
 bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
 			  unsigned int *level)
 {
-	unsigned long flags, mask;
-	bool present = false;
-	pte_t *ptep, pte;
+	unsigned long table = (unsigned long)__va(read_cr3_pa()), val;
 
-	local_irq_save(flags);
-	ptep = lookup_address(addr, level);
-	if (ptep) {
-		pte = READ_ONCE(*ptep);
-		present = pte_flags(pte) & _PAGE_PRESENT;
-		/* pte, pmd and pud share a layout except for PSE's PAT bit */
-		if (*level == PG_LEVEL_1G)
-			*pfn = pud_pfn(__pud(pte_val(pte)));
-		else if (*level == PG_LEVEL_2M)
-			*pfn = pmd_pfn(__pmd(pte_val(pte)));
-		else
-			*pfn = pte_pfn(pte);
-	}
-	local_irq_restore(flags);
-	if (!present)
+	if (!kmem_ro_pt_read(table, pgd_index(addr), &val) || !(val & _PAGE_PRESENT))
 		return false;
-	mask = page_level_mask(*level);
-	*pfn += (addr & ~mask) >> PAGE_SHIFT;
+	if (pgtable_l5_enabled() &&
+	    (!kmem_ro_pt_read(kmem_ro_pt_next(val), p4d_index(addr), &val) ||
+	     !(val & _PAGE_PRESENT)))
+		return false;
+	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pud_index(addr), &val) ||
+	    !(val & _PAGE_PRESENT))
+		return false;
+	if (val & _PAGE_PSE) {
+		*level = PG_LEVEL_1G;
+		*pfn = pud_pfn(__pud(val)) + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
+		return true;
+	}
+	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pmd_index(addr), &val) ||
+	    !(val & _PAGE_PRESENT))
+		return false;
+	if (val & _PAGE_PSE) {
+		*level = PG_LEVEL_2M;
+		*pfn = pmd_pfn(__pmd(val)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+		return true;
+	}
+	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pte_index(addr), &val) ||
+	    !(val & _PAGE_PRESENT))
+		return false;
+	*level = PG_LEVEL_4K;
+	*pfn = pte_pfn(__pte(val));
 	return true;
 }
 
