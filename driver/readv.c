@@ -2,6 +2,16 @@
 /*
  * kmem_ro - KMEM_RO_IOC_READV: many kernel reads in one call, each with its
  * own result.
+ *
+ * Most segments are a field or a pointer.  What such a segment must cost
+ * is the check of its page (its struct page: a random access of its own)
+ * and the read; the rest is kept per call or per group of segments, not
+ * per segment.  Small segments are read, a group at a time, into a buffer
+ * on the stack; the group's bytes and results then go out in one
+ * user-access window (one STAC/CLAC and speculation barrier for the
+ * group, not two per segment).  The bounce page is allocated only for a
+ * call that has a larger segment, and a call of a few segments copies
+ * them to the stack instead of a kmalloc()ed array.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -13,8 +23,26 @@
 
 #include "internal.h"
 
-/* One segment, through the bounce page: bytes read or -errno. */
-static s64 kmem_ro_readv_one(const struct kmem_ro_iov *iov, void *bounce,
+/* Segments of at most this many bytes are read through the stack... */
+#define KMEM_RO_READV_SMALL		64
+/* ...this many at a time, then written out together. */
+#define KMEM_RO_READV_GROUP		16
+/* Calls of at most this many segments copy them to the stack. */
+#define KMEM_RO_READV_STACK_IOVS	8
+
+struct kmem_ro_readv_seg {
+	s64 res;
+	u64 data[KMEM_RO_READV_SMALL / sizeof(u64)];
+};
+
+struct kmem_ro_readv_group {
+	u32 first;				/* segment index of seg[0] */
+	u32 nr;					/* segments read, not yet out */
+	struct kmem_ro_readv_seg seg[KMEM_RO_READV_GROUP];
+};
+
+/* A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or -errno. */
+static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
 			     const struct kmem_ro_ram *ram)
 {
 	char __user *ubuf = u64_to_user_ptr(iov->buf);
@@ -37,6 +65,68 @@ static s64 kmem_ro_readv_one(const struct kmem_ro_iov *iov, void *bounce,
 	return done;
 }
 
+/* Read a segment of at most KMEM_RO_READV_SMALL bytes into the group. */
+static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
+				const struct kmem_ro_iov *iov,
+				const struct kmem_ro_ram *ram)
+{
+	int err;
+	size_t got = kmem_ro_read_kernel(g->seg[g->nr].data, iov->addr, iov->len, ram, &err);
+
+	g->seg[g->nr++].res = got ? (s64)got : err;
+}
+
+/*
+ * Write the group out in segment order, as kmem_ro_readv_big() and a
+ * put_user() of each result would: a buffer that cannot be written gets
+ * -EFAULT as its result.  One user-access window for the group (the
+ * results' array checked at once, each buffer with access_ok()), another
+ * only after a buffer faults.
+ *
+ * Return: 0, or -EFAULT when a result could not be written.
+ */
+static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
+			       const struct kmem_ro_iov *iov,
+			       struct kmem_ro_iov __user *uiov)
+{
+	/* pointers, not indices: no bounds check may call out of the window */
+	const struct kmem_ro_iov *v = iov + g->first;
+	struct kmem_ro_iov __user *u = uiov + g->first;
+	const struct kmem_ro_readv_seg *e = g->seg, *end = g->seg + g->nr;
+
+	while (e < end) {
+		if (!user_access_begin(u, (end - e) * sizeof(*u)))
+			return -EFAULT;
+		for (; e < end; e++, v++, u++) {
+			void __user *ubuf = u64_to_user_ptr(v->buf);
+
+			if (e->res > 0) {
+				if (!access_ok(ubuf, e->res))
+					goto buf_fault;
+				unsafe_copy_to_user(ubuf, (const char *)e->data, e->res,
+						    buf_fault);
+			}
+			unsafe_put_user(e->res, &u->result, result_fault);
+		}
+		user_access_end();
+		break;
+buf_fault:
+		user_access_end();
+		if (put_user((s64)-EFAULT, &u->result))
+			return -EFAULT;
+		e++;
+		v++;
+		u++;
+	}
+	g->first += g->nr;
+	g->nr = 0;
+	return 0;
+
+result_fault:
+	user_access_end();
+	return -EFAULT;
+}
+
 /**
  * kmem_ro_readv_ioctl() - KMEM_RO_IOC_READV
  * @uarg: user pointer to struct kmem_ro_readv
@@ -46,12 +136,16 @@ static s64 kmem_ro_readv_one(const struct kmem_ro_iov *iov, void *bounce,
  */
 long kmem_ro_readv_ioctl(void __user *uarg)
 {
+	/* written before read, and only what was written goes out */
+	struct kmem_ro_iov stack_iov[KMEM_RO_READV_STACK_IOVS] __uninitialized;
+	struct kmem_ro_readv_group g __uninitialized;
 	struct kmem_ro_iov __user *uiov;
 	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
 	struct kmem_ro_ram *ram;
 	u64 usize, total = 0;
-	void *bounce;
+	void *bounce = NULL;
+	bool big = false;
 	u32 i;
 	int err;
 
@@ -64,27 +158,38 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 	if (rv.iov_count > KMEM_RO_READV_MAX_SEGS)
 		return -E2BIG;
 	uiov = u64_to_user_ptr(rv.iov_addr);
-	iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
-	if (IS_ERR(iov))
-		return PTR_ERR(iov);
+	if (rv.iov_count <= ARRAY_SIZE(stack_iov)) {
+		iov = stack_iov;
+		if (copy_from_user(iov, uiov, rv.iov_count * sizeof(*iov)))
+			return -EFAULT;
+	} else {
+		iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
+		if (IS_ERR(iov))
+			return PTR_ERR(iov);
+	}
 	for (i = 0; i < rv.iov_count; i++) {
 		total += iov[i].len;
 		if (iov[i].len > KMEM_RO_READV_MAX_BYTES || total > KMEM_RO_READV_MAX_BYTES) {
 			err = -E2BIG;
 			goto out_free_iov;
 		}
+		big |= iov[i].len > KMEM_RO_READV_SMALL;
 	}
-	ram = kmem_ro_ram_current();
 	/*
 	 * A page of its own, not a slab object: hardened usercopy then checks
 	 * each copy_to_user() from it without a slab lookup.
 	 */
-	bounce = (void *)__get_free_page(GFP_KERNEL);
-	if (!bounce) {
-		err = -ENOMEM;
-		goto out_free_ram;
+	if (big) {
+		bounce = (void *)__get_free_page(GFP_KERNEL);
+		if (!bounce) {
+			err = -ENOMEM;
+			goto out_free_iov;
+		}
 	}
+	ram = kmem_ro_ram_current();
 
+	g.first = 0;
+	g.nr = 0;
 	for (i = 0; i < rv.iov_count; i++) {
 		/* stop on a signal: what is done stays done */
 		if (signal_pending(current)) {
@@ -92,19 +197,33 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 				err = -EINTR;
 			break;
 		}
-		if (put_user(kmem_ro_readv_one(&iov[i], bounce, ram), &uiov[i].result)) {
-			err = -EFAULT;
-			break;
+		if (iov[i].len <= KMEM_RO_READV_SMALL) {
+			kmem_ro_readv_small(&g, &iov[i], ram);
+			if (g.nr == KMEM_RO_READV_GROUP)
+				err = kmem_ro_readv_flush(&g, iov, uiov);
+		} else {
+			/* the group before it goes out first */
+			err = kmem_ro_readv_flush(&g, iov, uiov);
+			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce, ram),
+					     &uiov[i].result))
+				err = -EFAULT;
+			g.first = i + 1;
 		}
+		if (err)
+			break;
+		cond_resched();
 	}
+	if (!err)
+		err = kmem_ro_readv_flush(&g, iov, uiov);
 	rv.done = i;
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
-	free_page((unsigned long)bounce);
-out_free_ram:
 	kmem_ro_ram_put(ram);
+	if (bounce)
+		free_page((unsigned long)bounce);
 out_free_iov:
-	kfree(iov);
+	if (iov != stack_iov)
+		kfree(iov);
 	return err;
 }

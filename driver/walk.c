@@ -14,11 +14,20 @@
 
 #include "internal.h"
 
+/*
+ * Records of at most half this size gather in a buffer on the stack and go
+ * out together: one user-access window for several nodes, not one each.
+ */
+#define KMEM_RO_WALK_BATCH	512
+
 struct kmem_ro_walker {
 	struct kmem_ro_walk *w;
 	const struct kmem_ro_field *fields;
 	const struct kmem_ro_ram *ram;
-	char *record;
+	char __user *ubuf;
+	char *batch;		/* records not yet copied out */
+	u32 batch_size;		/* bytes @batch holds */
+	u32 batched;		/* records in @batch */
 	u32 record_size;
 };
 
@@ -30,11 +39,11 @@ static bool kmem_ro_walk_fault(struct kmem_ro_walk *w, unsigned long addr, int e
 	return false;
 }
 
-/* Fill the record for the node whose list_head is at @link. */
+/* Fill the next record of the batch for the node whose list_head is at @link. */
 static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 {
 	unsigned long node = link - k->w->link_offset;
-	char *pos = k->record;
+	char *pos = k->batch + k->batched * k->record_size;
 	u32 i;
 
 	if (k->w->flags & KMEM_RO_WALK_NODE_ADDR) {
@@ -65,12 +74,27 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 	return true;
 }
 
+/* Copy the batched records out: the last k->batched of w->nodes. */
+static int kmem_ro_walk_flush(struct kmem_ro_walker *k)
+{
+	u64 first = k->w->nodes - k->batched;
+	int err;
+
+	if (!k->batched)
+		return 0;
+	err = kmem_ro_copy_out(k->ubuf + first * k->record_size, k->batch,
+			       k->batched * k->record_size);
+	k->batched = 0;
+	return err;
+}
+
 /*
  * Brent's cycle detection over the links visited: a list that loops
  * without passing the head is found in O(1) memory and at most twice the
- * cycle length in extra steps.
+ * cycle length in extra steps.  Returns with the records flushed or not:
+ * kmem_ro_walk_flush() after it.
  */
-static int kmem_ro_walk_run(struct kmem_ro_walker *k, char __user *ubuf)
+static int kmem_ro_walk_run(struct kmem_ro_walker *k)
 {
 	struct kmem_ro_walk *w = k->w;
 	u32 max = w->max_nodes ? min(w->max_nodes, KMEM_RO_WALK_MAX_NODES) :
@@ -103,10 +127,10 @@ static int kmem_ro_walk_run(struct kmem_ro_walker *k, char __user *ubuf)
 		}
 		if (!kmem_ro_walk_record(k, link) || !kmem_ro_walk_next(k, link, &next))
 			return 0;
-		if (kmem_ro_copy_out(ubuf + (u64)w->nodes * k->record_size, k->record,
-				     k->record_size))
-			return -EFAULT;
 		w->nodes++;
+		if (++k->batched * k->record_size + k->record_size > k->batch_size &&
+		    kmem_ro_walk_flush(k))
+			return -EFAULT;
 		if (next == tortoise && next != w->head) {
 			w->status = KMEM_RO_WALK_LOOP;
 			w->next = next;
@@ -150,6 +174,8 @@ static int kmem_ro_walk_check(const struct kmem_ro_walk *w,
  */
 long kmem_ro_walk_ioctl(void __user *uarg)
 {
+	/* written before read, and only what was written goes out */
+	u64 batch[KMEM_RO_WALK_BATCH / sizeof(u64)] __uninitialized;
 	struct kmem_ro_walker k = { };
 	struct kmem_ro_field *fields;
 	struct kmem_ro_walk w;
@@ -173,12 +199,19 @@ long kmem_ro_walk_ioctl(void __user *uarg)
 	err = kmem_ro_walk_check(&w, fields, &k.record_size);
 	if (err)
 		goto out_free_fields;
-	ram = kmem_ro_ram_current();
-	k.record = kmalloc(k.record_size, GFP_KERNEL);
-	if (!k.record) {
-		err = -ENOMEM;
-		goto out_free_ram;
+	/* a large record: one at a time, from a buffer of its own */
+	if (k.record_size * 2 <= sizeof(batch)) {
+		k.batch = (char *)batch;
+		k.batch_size = sizeof(batch);
+	} else {
+		k.batch = kmalloc(k.record_size, GFP_KERNEL);
+		k.batch_size = k.record_size;
+		if (!k.batch) {
+			err = -ENOMEM;
+			goto out_free_fields;
+		}
 	}
+	ram = kmem_ro_ram_current();
 
 	w.nodes = 0;
 	w.status = KMEM_RO_WALK_DONE;
@@ -187,13 +220,16 @@ long kmem_ro_walk_ioctl(void __user *uarg)
 	k.w = &w;
 	k.fields = fields;
 	k.ram = ram;
-	err = kmem_ro_walk_run(&k, u64_to_user_ptr(w.buf_addr));
+	k.ubuf = u64_to_user_ptr(w.buf_addr);
+	err = kmem_ro_walk_run(&k);
+	kmem_ro_ram_put(ram);
+	if (!err)
+		err = kmem_ro_walk_flush(&k);
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &w, sizeof(w), usize);
 
-	kfree(k.record);
-out_free_ram:
-	kmem_ro_ram_put(ram);
+	if (k.batch != (char *)batch)
+		kfree(k.batch);
 out_free_fields:
 	kfree(fields);
 	return err;

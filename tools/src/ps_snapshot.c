@@ -12,7 +12,9 @@
  * order.  The backends only differ in how they fill records:
  *  - kcore: kmemdev_read() of a kcore handle, i.e. one pread() per member;
  *  - mmap:  kmemdev_map() of the device and memcpy(): no system call;
- *  - readv: one READV per task, its members and its tasks.next together;
+ *  - readv: READV, a task's members and its tasks.next together; one call
+ *           per task, or one for the whole list when it is as the last
+ *           snapshot left it (take_list_readv());
  *  - walk:  one WALK for every task, with node addresses.
  * The list is read without a lock, as kcore readers do: a task may exit
  * while it is read, so a snapshot whose reads fail is retried.
@@ -22,7 +24,10 @@
  * the task) has its tgid read in one more batch.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +46,8 @@ static const char *const backend_names[PS_BACKEND_COUNT] = {
 
 const char *ps_backend_name(enum ps_backend b)
 {
+	if (b == PS_BACKEND_COPY)
+		return "copy";
 	return (unsigned int)b < PS_BACKEND_COUNT ? backend_names[b] : "?";
 }
 
@@ -61,7 +68,7 @@ static bool is_kcore(struct kmemdev *h)
 
 int ps_backend_default(struct kmemdev *h, enum ps_backend *b)
 {
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	int err;
 
 	if (is_kcore(h)) {
@@ -137,6 +144,9 @@ static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
 	int err;
 
 	switch (s->backend) {
+	case PS_BACKEND_COPY:
+		memcpy(buf, (const void *)(uintptr_t)addr, len);
+		return 0;
 	case PS_BACKEND_MMAP:
 		err = kmemdev_map(s->h, addr, len, &p);
 		if (!err)
@@ -144,6 +154,7 @@ static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
 		return err;
 	case PS_BACKEND_READV:
 	case PS_BACKEND_WALK:
+		s->calls++;
 		err = kmemdev_readv(s->h, &iov, 1, NULL);
 		if (err)
 			return err;
@@ -155,10 +166,30 @@ static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
 	}
 }
 
-static int member(struct kmemdev *h, const char *type, const char *name,
+/* Remember which step failed, for the caller's error message. */
+static int failed(struct ps_snap *s, enum kmemdev_op op, int err,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int failed(struct ps_snap *s, enum kmemdev_op op, int err,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return 0;
+	s->err_op = op;
+	va_start(ap, fmt);
+	vsnprintf(s->err_obj, sizeof(s->err_obj), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int member(struct ps_snap *s, const char *type, const char *name,
 		  struct ps_member *m)
 {
-	return kmemdev_btf_member(h, type, name, &m->off, &m->size);
+	return failed(s, KMEMDEV_OP_BTF,
+		      kmemdev_btf_member(s->h, type, name, &m->off, &m->size),
+		      "look up BTF member %s.%s", type, name);
 }
 
 static void add_field(struct ps_snap *s, int id, struct ps_member m)
@@ -175,20 +206,21 @@ static int layout(struct ps_snap *s)
 	struct ps_member pid, comm, state, exit_state, parent, tasks, next;
 	int err;
 
-	err = member(s->h, "task_struct", "tasks", &tasks);
+	err = member(s, "task_struct", "tasks", &tasks);
 	if (!err)
-		err = member(s->h, "list_head", "next", &next);
+		err = member(s, "list_head", "next", &next);
 	if (!err)
-		err = member(s->h, "task_struct", "pid", &pid);
+		err = member(s, "task_struct", "pid", &pid);
 	if (!err)
-		err = member(s->h, "task_struct", "tgid", &s->tgid);
+		err = member(s, "task_struct", "tgid", &s->tgid);
 	if (!err)
-		err = member(s->h, "task_struct", "comm", &comm);
+		err = member(s, "task_struct", "comm", &comm);
 	if (err)
 		return err;
 	if (next.size != 8 || tasks.size < 16 || pid.size != 4 ||
 	    s->tgid.size != 4 || !comm.size || comm.size > PS_COMM_MAX)
-		return -EPROTO;
+		return failed(s, KMEMDEV_OP_ANY, -EPROTO,
+			      "check task_struct member sizes from BTF");
 	s->tasks_off = tasks.off;
 	s->next_off = tasks.off + next.off;
 
@@ -198,18 +230,19 @@ static int layout(struct ps_snap *s)
 		return 0;
 
 	/* unsigned int __state since 5.14; volatile long state before */
-	err = member(s->h, "task_struct", "__state", &state);
+	err = member(s, "task_struct", "__state", &state);
 	if (err == -ENOENT)
-		err = member(s->h, "task_struct", "state", &state);
+		err = member(s, "task_struct", "state", &state);
 	if (!err)
-		err = member(s->h, "task_struct", "exit_state", &exit_state);
+		err = member(s, "task_struct", "exit_state", &exit_state);
 	if (!err)
-		err = member(s->h, "task_struct", "real_parent", &parent);
+		err = member(s, "task_struct", "real_parent", &parent);
 	if (err)
 		return err;
 	if ((state.size != 4 && state.size != 8) || exit_state.size != 4 ||
 	    parent.size != 8)
-		return -EPROTO;
+		return failed(s, KMEMDEV_OP_ANY, -EPROTO,
+			      "check task_struct member sizes from BTF");
 	add_field(s, F_TGID, s->tgid);
 	add_field(s, F_STATE, state);
 	add_field(s, F_EXIT, exit_state);
@@ -237,7 +270,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 		 enum ps_fields fields)
 {
-	struct kmem_ro_info info;
+	KMEMDEV_ARG(kmem_ro_info, info);
 	uint32_t tgid;
 	int err;
 
@@ -246,16 +279,21 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 	s->backend = b;
 	s->fields = fields;
 	if ((b == PS_BACKEND_KCORE) != is_kcore(h))
-		return -EOPNOTSUPP;
+		return failed(s, KMEMDEV_OP_READ, -EOPNOTSUPP, "open the %s backend",
+			      ps_backend_name(b));
 	if (b == PS_BACKEND_READV || b == PS_BACKEND_WALK) {
 		err = kmemdev_info(h, &info, NULL, 0);
 		if (err < 0)
-			return err;
+			return failed(s, KMEMDEV_OP_INFO, err, "query the driver");
 		if (!(info.features & KMEM_RO_FEAT_READV) ||
 		    (b == PS_BACKEND_WALK && !(info.features & KMEM_RO_FEAT_WALK)))
-			return -EOPNOTSUPP;
+			return failed(s, b == PS_BACKEND_WALK ? KMEMDEV_OP_WALK :
+				      KMEMDEV_OP_READ, -EOPNOTSUPP,
+				      "open the %s backend", ps_backend_name(b));
 	}
-	err = kmemdev_symbol(h, "init_task", &s->init_task);
+	err = failed(s, KMEMDEV_OP_SYMBOL,
+		     kmemdev_symbol(h, "init_task", &s->init_task),
+		     "look up symbol init_task");
 	if (err)
 		return err;
 	err = layout(s);
@@ -263,15 +301,17 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 		return err;
 	s->rec = malloc(s->rec_size + 8);
 	if (!s->rec)
-		return -ENOMEM;
+		return failed(s, KMEMDEV_OP_ANY, -ENOMEM, "allocate");
 	err = grow((void **)&s->iov, &s->iov_cap, PS_MAX_FIELDS + 1,
 		   sizeof(*s->iov));
 	if (err)
-		return err;
+		return failed(s, KMEMDEV_OP_ANY, err, "allocate");
 	/* Proves the backend reads init_task; PPID of its children. */
 	err = read_one(s, s->init_task + s->tgid.off, &tgid, sizeof(tgid));
 	if (err)
-		return err;
+		return failed(s, KMEMDEV_OP_READ, err,
+			      "read init_task at 0x%" PRIx64 " (%s backend)",
+			      s->init_task, ps_backend_name(b));
 	s->init_tgid = (int32_t)tgid;
 	return 0;
 }
@@ -283,7 +323,66 @@ void ps_snap_fini(struct ps_snap *s)
 	free(s->walk_buf);
 	free(s->iov);
 	free(s->by_addr);
+	free(s->run_buf);
+	free(s->guess);
+	free(s->guess_by_addr);
+	free(s->copy);
 	memset(s, 0, sizeof(*s));
+}
+
+int ps_snap_copy(struct ps_snap *s, const struct ps_snap *from)
+{
+	uint32_t lo = from->next_off, hi = from->next_off + 8, slot;
+	size_t n = from->nr, i;
+	unsigned int k;
+	uint64_t link;
+	int err;
+
+	if (from->fields != PS_FIELDS_PID_COMM || !n)
+		return -EOPNOTSUPP;
+	for (k = 0; k < from->nf; k++) {
+		if (from->f[k].off < lo)
+			lo = from->f[k].off;
+		if (from->f[k].off + from->f[k].size > hi)
+			hi = from->f[k].off + from->f[k].size;
+	}
+	memset(s, 0, sizeof(*s));
+	memcpy(s, from, offsetof(struct ps_snap, task));
+	s->h = NULL;
+	s->backend = PS_BACKEND_COPY;
+	/* slot i + 1 holds task i, slot 0 init_task: touched span plus alignment */
+	slot = (hi - lo + 64 + 63) & ~63U;
+	s->copy = aligned_alloc(64, (n + 1) * slot);
+	s->rec = malloc(s->rec_size + 8);
+	if (!s->copy || !s->rec) {
+		ps_snap_fini(s);
+		return -ENOMEM;
+	}
+	memset(s->copy, 0, (n + 1) * slot);
+	/* a node's copy: its span in slot i, as far into a cache line as in the kernel */
+#define COPY_NODE(i, kaddr) \
+	((uintptr_t)s->copy + (size_t)(i) * slot + ((kaddr) + lo) % 64 - lo)
+	s->init_task = COPY_NODE(0, from->init_task);
+	for (i = 0; i <= n; i++) {
+		uint64_t kaddr = i ? from->task[i - 1].addr : from->init_task;
+		uintptr_t node = COPY_NODE(i, kaddr);
+
+		for (k = 0; i && k < from->nf; k++) {
+			err = kmemdev_read(from->h, kaddr + from->f[k].off,
+					   (void *)(node + from->f[k].off),
+					   from->f[k].size);
+			if (err) {
+				ps_snap_fini(s);
+				return err;
+			}
+		}
+		/* the link to the next node's copy, or back to the head */
+		link = (i < n ? COPY_NODE(i + 1, from->task[i].addr) : s->init_task) +
+		       from->tasks_off;
+		memcpy((void *)(node + from->next_off), &link, 8);
+	}
+#undef COPY_NODE
+	return 0;
 }
 
 static void decode(const struct ps_snap *s, const unsigned char *rec,
@@ -319,6 +418,39 @@ static void decode(const struct ps_snap *s, const unsigned char *rec,
 	}
 }
 
+/* READV: the segments of one task, its members into @rec, then its tasks.next. */
+static void task_segs(const struct ps_snap *s, uint64_t node,
+		      struct kmem_ro_iov *iov, unsigned char *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nf; i++) {
+		iov[i] = (struct kmem_ro_iov){
+			.addr = node + s->f[i].off,
+			.len = s->f[i].size,
+			.buf = (uintptr_t)rec,
+		};
+		rec += s->f[i].size;
+	}
+	iov[i] = (struct kmem_ro_iov){
+		.addr = node + s->next_off,
+		.len = 8,
+		.buf = (uintptr_t)rec,
+	};
+}
+
+/* 0 if all @n segments were read whole, else the first failure's errno. */
+static int segs_result(const struct kmem_ro_iov *iov, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (iov[i].result < 0)
+			return (int)iov[i].result;
+		if ((uint64_t)iov[i].result != iov[i].len)
+			return -EFAULT;
+	}
+	return 0;
+}
+
 /* s->rec = the record of the task at node, then its tasks.next. */
 static int read_record(struct ps_snap *s, uint64_t node)
 {
@@ -327,29 +459,10 @@ static int read_record(struct ps_snap *s, uint64_t node)
 	int err;
 
 	if (s->backend == PS_BACKEND_READV) {
-		for (i = 0; i < s->nf; i++) {
-			s->iov[i] = (struct kmem_ro_iov){
-				.addr = node + s->f[i].off,
-				.len = s->f[i].size,
-				.buf = (uintptr_t)p,
-			};
-			p += s->f[i].size;
-		}
-		s->iov[i] = (struct kmem_ro_iov){
-			.addr = node + s->next_off,
-			.len = 8,
-			.buf = (uintptr_t)p,
-		};
+		task_segs(s, node, s->iov, p);
+		s->calls++;
 		err = kmemdev_readv(s->h, s->iov, s->nf + 1, NULL);
-		if (err)
-			return err;
-		for (i = 0; i <= s->nf; i++) {
-			if (s->iov[i].result < 0)
-				return (int)s->iov[i].result;
-			if ((uint64_t)s->iov[i].result != s->iov[i].len)
-				return -EFAULT;
-		}
-		return 0;
+		return err ? err : segs_result(s->iov, s->nf + 1);
 	}
 	for (i = 0; i < s->nf; i++) {
 		err = read_one(s, node + s->f[i].off, p, s->f[i].size);
@@ -392,20 +505,141 @@ static int take_list(struct ps_snap *s)
 	return err;
 }
 
+static int cmp_u64(const void *pa, const void *pb);
+
+/* Where the last snapshot had the task at @node: 1 and *@k, else 0. */
+static int guess_index(const struct ps_snap *s, uint64_t node, size_t *k)
+{
+	const uint64_t *hit = s->guess_nr ?
+		bsearch(&node, s->guess_by_addr, s->guess_nr,
+			2 * sizeof(*s->guess_by_addr), cmp_u64) : NULL;
+
+	if (!hit)
+		return 0;
+	*k = hit[1];
+	return 1;
+}
+
+/*
+ * READV.  One READV per task is a system call per task, because a task's
+ * address is known only once the link before it has been read.  But the
+ * list as the last snapshot left it is the best guess of what it is now:
+ * one READV reads (the head's link and) a run of guessed tasks, each one's
+ * members and link, in list order, and a guessed task is taken only if the
+ * link read just before it in that call points at it.  So each task is
+ * still read after the link that leads to it, as with one READV per task,
+ * and a list that did not change costs one call.  Where it changed, a task
+ * the guess lacks is read alone, and the next run starts at the next
+ * guessed task the list leads to.
+ */
+static int take_list_readv(struct ps_snap *s)
+{
+	const unsigned int per = s->nf + 1;
+	/* tasks of one run: what fits one READV, the head's link included */
+	const size_t run_max = (KMEM_RO_READV_MAX_SEGS - 1) / per;
+	uint64_t head = s->init_task + s->tasks_off, link = 0, node;
+	const size_t recsz = s->rec_size + 8;
+	bool have_link = false;
+	size_t k = 0;
+	int err;
+
+	for (;;) {
+		size_t j, n, first = have_link ? 0 : 1;
+		unsigned char *rec;
+
+		if (have_link) {
+			if (link == head)
+				return 0;
+			node = link - s->tasks_off;
+			if (!guess_index(s, node, &k)) {
+				err = read_record(s, node);
+				if (!err)
+					err = push(s, s->rec, node);
+				if (err)
+					return err;
+				memcpy(&link, s->rec + s->rec_size, sizeof(link));
+				continue;
+			}
+		}
+		n = s->guess_nr - k < run_max ? s->guess_nr - k : run_max;
+		err = grow((void **)&s->iov, &s->iov_cap, first + n * per,
+			   sizeof(*s->iov));
+		if (!err)
+			err = grow((void **)&s->run_buf, &s->run_cap, n * recsz + 8, 1);
+		if (err)
+			return err;
+		if (!have_link)
+			s->iov[0] = (struct kmem_ro_iov){
+				.addr = s->init_task + s->next_off,
+				.len = 8,
+				.buf = (uintptr_t)(s->run_buf + n * recsz),
+			};
+		for (j = 0; j < n; j++)
+			task_segs(s, s->guess[k + j], s->iov + first + j * per,
+				  s->run_buf + j * recsz);
+		s->calls++;
+		err = kmemdev_readv(s->h, s->iov, (unsigned int)(first + n * per), NULL);
+		if (!err && !have_link)
+			err = segs_result(s->iov, 1);
+		if (err)
+			return err;
+		if (!have_link) {
+			memcpy(&link, s->run_buf + n * recsz, sizeof(link));
+			have_link = true;
+		}
+		for (j = 0; j < n && link != head &&
+			    link - s->tasks_off == s->guess[k + j]; j++) {
+			rec = s->run_buf + j * recsz;
+			err = segs_result(s->iov + first + j * per, per);
+			if (!err)
+				err = push(s, rec, s->guess[k + j]);
+			if (err)
+				return err;
+			memcpy(&link, rec + s->rec_size, sizeof(link));
+		}
+	}
+}
+
+/* After a READV snapshot: it is the guess for the next one. */
+static int keep_guess(struct ps_snap *s)
+{
+	size_t i;
+	int err;
+
+	s->guess_nr = 0;
+	if (s->no_guess)
+		return 0;
+	err = grow((void **)&s->guess, &s->guess_cap, s->nr, sizeof(*s->guess));
+	if (!err)
+		err = grow((void **)&s->guess_by_addr, &s->guess_by_addr_cap,
+			   2 * s->nr, sizeof(*s->guess_by_addr));
+	if (err)
+		return 0;	/* no guess: one READV per task next time */
+	for (i = 0; i < s->nr; i++) {
+		s->guess[i] = s->task[i].addr;
+		s->guess_by_addr[2 * i] = s->task[i].addr;
+		s->guess_by_addr[2 * i + 1] = i;
+	}
+	qsort(s->guess_by_addr, s->nr, 2 * sizeof(*s->guess_by_addr), cmp_u64);
+	s->guess_nr = s->nr;
+	return 0;
+}
+
 static int take_walk(struct ps_snap *s)
 {
-	struct kmem_ro_walk w = {
+	KMEMDEV_ARG(kmem_ro_walk, w,
 		.flags = KMEM_RO_WALK_NODE_ADDR,
 		.head = s->init_task + s->tasks_off,
 		.link_offset = s->tasks_off,
 		.fields_addr = (uintptr_t)s->wf,
 		.fields_count = s->nf,
 		.max_nodes = PS_MAX_TASKS,
-	};
+	);
 	const unsigned char *rec;
 	uint32_t nodes, i;
 	int err;
 
+	s->calls++;
 	err = kmemdev_walk_all(s->h, &w, &s->walk_buf, &s->walk_cap, &nodes);
 	if (err)
 		return err == -E2BIG ? -ELOOP : err;
@@ -477,9 +711,11 @@ static int resolve_parents(struct ps_snap *s)
 				};
 				k++;
 			}
-		if (!err)
+		if (!err) {
+			s->calls++;
 			err = kmemdev_readv(s->h, s->iov, (unsigned int)pending,
 					    NULL);
+		}
 		for (k = 0; !err && k < pending; k++)
 			if (s->iov[k].result != (int64_t)sizeof(*tgids))
 				err = s->iov[k].result < 0 ?
@@ -508,7 +744,14 @@ static int take_once(struct ps_snap *s)
 	int err;
 
 	s->nr = 0;
-	err = s->backend == PS_BACKEND_WALK ? take_walk(s) : take_list(s);
+	if (s->backend == PS_BACKEND_WALK)
+		err = take_walk(s);
+	else if (s->backend == PS_BACKEND_READV)
+		err = take_list_readv(s);
+	else
+		err = take_list(s);
+	if (!err && s->backend == PS_BACKEND_READV)
+		err = keep_guess(s);
 	if (!err && s->fields == PS_FIELDS_PS)
 		err = resolve_parents(s);
 	return err;
@@ -522,8 +765,14 @@ int ps_snap_take(struct ps_snap *s)
 		err = take_once(s);
 	while (err && err != -ENOMEM && err != -EOPNOTSUPP &&
 	       ++tries < SNAP_TRIES);
-	if (err)
+	if (err) {
 		s->nr = 0;
+		/* ELOOP: take_walk()'s E2BIG, or a list that never ends */
+		failed(s, s->backend == PS_BACKEND_WALK || err == -ELOOP ?
+		       KMEMDEV_OP_WALK : KMEMDEV_OP_READ, err,
+		       "read the task list (%s backend)",
+		       ps_backend_name(s->backend));
+	}
 	return err;
 }
 

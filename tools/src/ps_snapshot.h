@@ -10,6 +10,7 @@
 #ifndef KMEMCTL_PS_SNAPSHOT_H
 #define KMEMCTL_PS_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,9 +20,11 @@
 enum ps_backend {
 	PS_BACKEND_KCORE,	/* kcore handle: one pread() per field */
 	PS_BACKEND_MMAP,	/* device mapping only: no system call */
-	PS_BACKEND_READV,	/* one READV per task: its fields and next */
+	PS_BACKEND_READV,	/* READV: one per task, or one per list as last seen */
 	PS_BACKEND_WALK,	/* one WALK for the whole list */
-	PS_BACKEND_COUNT
+	PS_BACKEND_COUNT,
+	/* benchmarks only: plain loads from a copy in user memory (ps_snap_copy()) */
+	PS_BACKEND_COPY = PS_BACKEND_COUNT,
 };
 
 /* What is read of every task. */
@@ -77,6 +80,9 @@ struct ps_member {
  * @rec_size: bytes of one record: every member of @f, packed
  * @task: the snapshot; @nr entries
  * @nr: tasks in the last snapshot
+ * @err_op: after a failure, the libkmemdev call that failed (for
+ *	kmemdev_strerror())
+ * @err_obj: and what it was doing: "look up symbol init_task", ...
  */
 struct ps_snap {
 	struct kmemdev *h;
@@ -103,12 +109,27 @@ struct ps_snap {
 	size_t iov_cap;
 	uint64_t *by_addr;		/* (addr, index) pairs, sorted */
 	size_t by_addr_cap;
+	unsigned char *copy;		/* PS_BACKEND_COPY: the copied list */
+
+	/* READV: the last snapshot's tasks, the guess for the next one */
+	uint64_t *guess;		/* task addresses, in list order */
+	size_t guess_nr, guess_cap;
+	uint64_t *guess_by_addr;	/* (address, index) pairs, sorted */
+	size_t guess_by_addr_cap;
+	unsigned char *run_buf;		/* records of a guessed run */
+	size_t run_cap;
+	bool no_guess;			/* set: one READV per task (benchmarks) */
+	unsigned long calls;		/* READV and WALK calls made, ever */
+
+	enum kmemdev_op err_op;
+	char err_obj[96];
 };
 
 /*
  * Resolve the layout (BTF, kallsyms) and check that the backend can read
  * init_task.  Returns 0 or a negative errno (-EOPNOTSUPP: the handle or
- * driver cannot do this backend; -ENOENT: a symbol or member is missing).
+ * driver cannot do this backend; -ENOENT: a symbol or member is missing);
+ * s->err_op and s->err_obj then say which step failed.
  */
 int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 		 enum ps_fields fields);
@@ -116,9 +137,23 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 /*
  * Take a snapshot into s->task[0 .. s->nr), in list order.  A list that
  * changes under the reader may make a read fail or loop: such snapshots
- * are retried a few times before the error is returned.
+ * are retried a few times before the error is returned (with s->err_op
+ * and s->err_obj set).
  */
 int ps_snap_take(struct ps_snap *s);
+
+/*
+ * For benchmarks, the physical limit: @s becomes a snapshot (backend
+ * PS_BACKEND_COPY, fields PS_FIELDS_PID_COMM only) of a copy, in this
+ * process's memory, of the memory @from's last snapshot touched: for each
+ * of its tasks the members read and tasks.next, at the same offsets from
+ * the same cache-line alignment as in the kernel, the links pointing at
+ * the copies.  ps_snap_take(@s) then runs the same code as every backend,
+ * each read a memcpy() from the copy.  Reads through @from's handle.
+ * Returns 0 or a negative errno (-EOPNOTSUPP for PS_FIELDS_PS: parents
+ * are not copied).
+ */
+int ps_snap_copy(struct ps_snap *s, const struct ps_snap *from);
 
 /* Sort s->task by pid. */
 void ps_snap_sort(struct ps_snap *s);
