@@ -6,8 +6,8 @@
  * Most segments are a field or a pointer.  What such a segment must cost
  * is the check of its page (its struct page: a random access of its own)
  * and the read; the rest is kept per call or per group of segments, not
- * per segment.  Small segments are read, a group at a time, into a buffer
- * on the stack; the group's bytes and results then go out in one
+ * per segment.  Small segments are read, a group at a time, into a small
+ * buffer; the group's bytes and results then go out in one
  * user-access window (one STAC/CLAC and speculation barrier for the
  * group, not two per segment).  The bounce page is allocated only for a
  * call that has a larger segment, and a call of a few segments copies
@@ -23,7 +23,7 @@
 
 #include "internal.h"
 
-/* Segments of at most this many bytes are read through the stack... */
+/* Segments of at most this many bytes are read into the group buffer... */
 #define KMEM_RO_READV_SMALL		64
 /* ...this many at a time, then written out together. */
 #define KMEM_RO_READV_GROUP		16
@@ -138,7 +138,7 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 {
 	/* written before read, and only what was written goes out */
 	struct kmem_ro_iov stack_iov[KMEM_RO_READV_STACK_IOVS] __uninitialized;
-	struct kmem_ro_readv_group g __uninitialized;
+	struct kmem_ro_readv_group *g;
 	struct kmem_ro_iov __user *uiov;
 	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
@@ -186,10 +186,16 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 			goto out_free_iov;
 		}
 	}
+	/* ~1 KiB: too big for the stack of a kernel built with KASAN */
+	g = kmalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		err = -ENOMEM;
+		goto out_free_bounce;
+	}
+	g->first = 0;
+	g->nr = 0;
 	ram = kmem_ro_ram_current();
 
-	g.first = 0;
-	g.nr = 0;
 	for (i = 0; i < rv.iov_count; i++) {
 		/* stop on a signal: what is done stays done */
 		if (signal_pending(current)) {
@@ -198,28 +204,30 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 			break;
 		}
 		if (iov[i].len <= KMEM_RO_READV_SMALL) {
-			kmem_ro_readv_small(&g, &iov[i], ram);
-			if (g.nr == KMEM_RO_READV_GROUP)
-				err = kmem_ro_readv_flush(&g, iov, uiov);
+			kmem_ro_readv_small(g, &iov[i], ram);
+			if (g->nr == KMEM_RO_READV_GROUP)
+				err = kmem_ro_readv_flush(g, iov, uiov);
 		} else {
 			/* the group before it goes out first */
-			err = kmem_ro_readv_flush(&g, iov, uiov);
+			err = kmem_ro_readv_flush(g, iov, uiov);
 			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce, ram),
 					     &uiov[i].result))
 				err = -EFAULT;
-			g.first = i + 1;
+			g->first = i + 1;
 		}
 		if (err)
 			break;
 		cond_resched();
 	}
 	if (!err)
-		err = kmem_ro_readv_flush(&g, iov, uiov);
+		err = kmem_ro_readv_flush(g, iov, uiov);
 	rv.done = i;
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
 	kmem_ro_ram_put(ram);
+	kfree(g);
+out_free_bounce:
 	if (bounce)
 		free_page((unsigned long)bounce);
 out_free_iov:

@@ -18,7 +18,7 @@
  * Records of at most half this size gather in a buffer on the stack and go
  * out together: one user-access window for several nodes, not one each.
  */
-#define KMEM_RO_WALK_BATCH	512
+#define KMEM_RO_WALK_BATCH	256
 
 struct kmem_ro_walker {
 	struct kmem_ro_walk *w;
