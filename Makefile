@@ -8,7 +8,7 @@
 #                   7.3; the module also built and sparse-checked for sid
 #   make abi-check  libkmemdev.so's ABI against libkmemdev/abi/libkmemdev.abi
 #                   (libabigail; make abi-update rewrites it, on purpose)
-#   make check-debug the VM suite on a KASAN/lockdep build of Debian's 6.12
+#   make check-debug the VM suite on a KASAN/lockdep build of Debian's 7.3
 #   make demo       boot a throwaway VM, load kmem_ro, run kmemctl info
 #   make sparse     sparse + W=1 on every test kernel and sid's, fails on
 #                   any warning
@@ -27,6 +27,7 @@
 # boot in the VM; sid is only built and sparse-checked (no VM group names
 # it), on top of the default list.  KERNELS given to make is the whole list.
 KERNELS       ?= 6.1 6.12 7.3
+DEBUG_KERNEL  ?= 7.3
 BUILD_ONLY_KERNELS ?= $(if $(filter file,$(origin KERNELS)),sid)
 MODULE_KERNELS := $(strip $(KERNELS) $(filter-out $(KERNELS),$(BUILD_ONLY_KERNELS)))
 BUILD         ?= $(CURDIR)/build
@@ -103,9 +104,11 @@ check-unit: lib
 	@fail=0; $(MAKE) -C tests/unit check || fail=1; \
 	tests/install/install_test.sh || fail=1; exit $$fail
 
-# The Debian root of the VM group "udev" and `make install` to lay over it.
+# The Debian roots the VM groups name (+udev-root=SUITE in tests/vm/groups)
+# and `make install` to lay over them.
+UDEV_SUITES := $(sort $(shell sed -n 's/.* +udev-root=\([a-z]*\) .*/\1/p' tests/vm/groups))
 vm-root:
-	scripts/build-udev-root.sh
+	set -e; for s in $(UDEV_SUITES); do scripts/build-udev-root.sh $$s; done
 	rm -rf $(BUILD)/vm/install
 	$(MAKE) -s install DESTDIR=$(BUILD)/vm/install PREFIX=/usr >/dev/null
 
@@ -115,11 +118,18 @@ check-vm: test-modules vm-binaries vm-root
 check:
 	@scripts/check.sh
 
-# The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of Debian's 6.12
-# sources (scripts/build-debug-kernel.sh; 61 min cold on 2 busy cores).
+# `make host-deps && make install` on Debian 13 (trixie): DKMS builds for
+# trixie's kernel, in a throwaway trixie root (tests/install/dkms_trixie.sh;
+# needs root and the mirror, not part of check).
+check-install-trixie:
+	tests/install/dkms_trixie.sh
+
+# The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of the newest sources
+# Debian ships, linux-source-7.3 (scripts/build-debug-kernel.sh; about an hour
+# cold on 2 cores).  DEBUG_KERNEL=6.12 builds and runs 6.12's instead.
 # Sanitizers slow TCG down: more time and memory per group.
 check-debug:
-	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} $(MAKE) check-vm KERNELS=6.12-debug
+	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} $(MAKE) check-vm KERNELS=$(DEBUG_KERNEL)-debug
 
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench
@@ -250,4 +260,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps host-deps module lib tools test-modules sparse vm-binaries vm-root check-unit check-vm check check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all deps host-deps module lib tools test-modules sparse vm-binaries vm-root check-unit check-vm check check-install-trixie check-debug bench fuzz stress demo clean abi-check abi-update

@@ -20,12 +20,21 @@
  *     own functions: those the run with all enabled saw hit at least once
  *     per call, __x64_sys_getppid first.
  *
- * (c) Unregistering: UNREG_PROBES offset probes (kprobes, registered
+ * (c) Offset probes (kprobes, past the fentry call) at 100, 2k and 8k:
+ *     set-up, teardown and added ns per hit as for (a) and (b), after the
+ *     kernel's optimizer has turned the probes it can into jumps
+ *     (debugfs kprobes/list says [OPTIMIZED]): an optimized probe reaches
+ *     its handler straight from its detour buffer, an int3 probe through a
+ *     lookup in kprobe_table's 64 buckets, longer with every probe.  Then
+ *     100 and 8k again with debug.kprobes-optimization=0: what each hit
+ *     costs the int3 way.  "probe_bench kprobe" (or BENCH_PROBE_PART=kprobe
+ *     in make bench's environment) runs only this part.
+ * (d) Unregistering: UNREG_PROBES offset probes (kprobes, registered
  *     disabled) removed by one PROBE_DEL of all, and as many removed by
  *     closing their file.  The driver unregisters a file's kprobes in one
  *     batch, one RCU grace period for all (one each took ~60 ms under
  *     TCG: 10 minutes for 10,000).  "probe_bench unregister [N]" runs only
- *     this part, with N probes.
+ *     this part, with N probes (BENCH_PROBE_PART=unregister: UNREG_PROBES).
  *
  * "Probe-able" functions: vmlinux text symbols with a unique name that
  * tracefs lists in available_filter_functions and debugfs does not list
@@ -55,8 +64,13 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define BLACKLIST	"/sys/kernel/debug/kprobes/blacklist"
 #define TRACEFS_CAP_S	120.0
-#define KPROBE_SET	100
 #define UNREG_PROBES	10000
+#define KPROBE_LIST	"/sys/kernel/debug/kprobes/list"
+#define KPROBE_OPT	"/proc/sys/debug/kprobes-optimization"
+/* The optimizer takes 256 probes a round: done when nothing changed for this long. */
+#define OPT_STABLE_S	10.0
+#define OPT_CAP_S	900.0
+#define MAX_WORKLOAD	64
 
 struct cand {
 	uint64_t addr;
@@ -71,6 +85,7 @@ struct names {
 static const char *kernel, *accel;
 static struct cand *cands;
 static size_t ncands;
+static size_t nworkload = 1;	/* cands[0..nworkload): run by the workload */
 
 static double secs(uint64_t t0)
 {
@@ -355,7 +370,120 @@ struct ftrace_run {
 	unsigned int added;
 	double add_s, close_s, ns, hits_per_call;
 	uint64_t hits, hot;
+	/* kprobes: optimized in all, of the workload's functions, HOT's */
+	size_t optimized, optimized_workload;
+	bool hot_optimized, workload_optimized[MAX_WORKLOAD];
+	double optimize_s;	/* from the end of the add until the last one */
+	/* the same, once the workload's int3 probes are deleted */
+	double jump_ns;
+	uint64_t jump_hits;
+	unsigned int int3_deleted;
 };
+
+/* Index among the workload's functions of @sym ("name+0x9"), or -1. */
+static int workload_index(const char *sym)
+{
+	size_t len = strcspn(sym, "+");
+
+	for (size_t i = 0; i < nworkload; i++)
+		if (strlen(cands[i].name) == len && !strncmp(cands[i].name, sym, len))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Count the optimized kprobes in debugfs kprobes/list: lines
+ * "ADDR  k  SYM+OFF  [FLAGS]".  Returns how many kprobes are listed.
+ */
+static size_t count_optimized(struct ftrace_run *r)
+{
+	FILE *f = fopen(KPROBE_LIST, "re");
+	char line[512], type[8], sym[256];
+	size_t listed = 0;
+
+	r->optimized = r->optimized_workload = 0;
+	memset(r->workload_optimized, 0, sizeof(r->workload_optimized));
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		int w;
+
+		if (sscanf(line, "%*s %7s %255s", type, sym) != 2 || strcmp(type, "k"))
+			continue;
+		listed++;
+		if (!strstr(line, "[OPTIMIZED]"))
+			continue;
+		r->optimized++;
+		w = workload_index(sym);
+		if (w >= 0) {
+			r->optimized_workload++;
+			r->workload_optimized[w] = true;
+		}
+	}
+	r->hot_optimized = r->workload_optimized[0];
+	fclose(f);
+	return listed;
+}
+
+/*
+ * The kprobe optimizer works in the background, OPTIMIZE_DELAY after a
+ * registration and 256 probes a round: wait until the count of optimized
+ * probes has not moved for OPT_STABLE_S (at most OPT_CAP_S).
+ */
+static void wait_optimized(struct ftrace_run *r)
+{
+	uint64_t t0 = bench_ns(), changed = t0;
+	size_t last = (size_t)-1;
+
+	for (;;) {
+		count_optimized(r);
+		if (r->optimized != last) {
+			last = r->optimized;
+			changed = bench_ns();
+		}
+		if (secs(changed) >= OPT_STABLE_S || secs(t0) >= OPT_CAP_S)
+			break;
+		usleep(200000);
+	}
+	r->optimize_s = (double)(changed - t0) / 1e9;
+	fprintf(stderr, "probe_bench: %zu optimized after %.1f s\n", r->optimized,
+		r->optimize_s);
+}
+
+/*
+ * Delete the probes of the workload's functions the kernel did not
+ * optimize, then time the workload again: every hit left is a jump to a
+ * detour buffer, none an int3 looked up in kprobe_table.
+ */
+static int jump_only(struct kmemdev *h, const struct kmem_ro_probe_spec *s,
+		     size_t n, uint64_t *counts, struct ftrace_run *r)
+{
+	uint64_t ids[MAX_WORKLOAD];
+	unsigned int k = 0;
+	int err;
+
+	for (size_t i = 0; i < nworkload && i < n && i < MAX_WORKLOAD; i++)
+		if (s[i].result > 0 && !r->workload_optimized[i])
+			ids[k++] = (uint64_t)s[i].result;
+	r->int3_deleted = k;
+	err = kmemdev_probes_del(h, ids, k);
+	if (!err)
+		err = kmemdev_probes_stats_all(h, counts, (unsigned int)n,
+					       KMEM_RO_PROBE_RESET);
+	if (err >= 0) {
+		r->jump_ns = timed_calls();
+		err = kmemdev_probes_stats_all(h, counts, (unsigned int)n, 0);
+	}
+	if (err < 0) {
+		fprintf(stderr, "probe_bench: jump-only: %s\n",
+			kmemdev_strerror(KMEMDEV_OP_PROBES, err));
+		return err;
+	}
+	r->jump_hits = 0;
+	for (size_t i = 0; i < (size_t)err && i < n; i++)
+		r->jump_hits += counts[i] / REPS;
+	return 0;
+}
 
 /*
  * Add the first n candidates enabled in one call, time it, run the
@@ -405,6 +533,8 @@ static int ftrace_run(size_t n, bool kprobe, bool disabled, const char *set,
 		err = -EINVAL;
 		goto out;
 	}
+	if (kprobe)
+		wait_optimized(r);
 	workload(CALLS / 20);
 	err = kmemdev_probes_stats_all(h, counts, (unsigned int)n,
 				       KMEM_RO_PROBE_RESET);
@@ -430,7 +560,7 @@ static int ftrace_run(size_t n, bool kprobe, bool disabled, const char *set,
 			cand_hits[i] = s[i].result > 0 && k < (size_t)err ? counts[k++] : 0;
 	}
 	r->hits_per_call = (double)r->hits / CALLS;
-	err = 0;
+	err = kprobe && r->optimized ? jump_only(h, s, n, counts, r) : 0;
 out:
 	t0 = bench_ns();
 	kmemdev_close(h);
@@ -553,11 +683,25 @@ static void print_ftrace(const char *path, const char *set,
 	printf("bench probe_hit kernel=%s accel=%s path=%s set=%s probes=%u"
 	       " calls=%d base_ns_per_call=%.1f ns_per_call=%.1f"
 	       " hot_hits=%llu hits=%llu hits_per_call=%.2f"
-	       " added_ns_per_hit=%.1f\n",
+	       " added_ns_per_hit=%.1f",
 	       kernel, accel, path, set, r->added, CALLS, base, r->ns,
 	       (unsigned long long)r->hot, (unsigned long long)r->hits,
 	       r->hits_per_call,
 	       r->hits ? (r->ns - base) * CALLS / (double)r->hits : 0.0);
+	if (!strncmp(path, "kprobe", 6))
+		printf(" optimized=%zu optimize_s=%.1f workload_functions=%zu"
+		       " workload_optimized=%zu hot_optimized=%d", r->optimized,
+		       r->optimize_s, nworkload, r->optimized_workload, r->hot_optimized);
+	printf("\n");
+	if (!strcmp(path, "kprobe"))
+		printf("bench probe_hit kernel=%s accel=%s path=kprobe-jump set=%s"
+		       " probes=%u int3_deleted=%u calls=%d base_ns_per_call=%.1f"
+		       " ns_per_call=%.1f hits=%llu hits_per_call=%.2f"
+		       " added_ns_per_hit=%.1f\n", kernel, accel, set,
+		       r->added - r->int3_deleted, r->int3_deleted, CALLS, base,
+		       r->jump_ns, (unsigned long long)r->jump_hits,
+		       (double)r->jump_hits / CALLS,
+		       r->jump_hits ? (r->jump_ns - base) * CALLS / (double)r->jump_hits : 0.0);
 	fflush(stdout);
 }
 
@@ -608,12 +752,68 @@ static size_t workload_first(const uint64_t *cand_hits)
 		printf("%s%s", i ? "," : "", cands[i].name);
 	printf("\n");
 	fflush(stdout);
+	nworkload = k;
 	return k;
 }
 
 static double ns_per_hit(const struct ftrace_run *r, double base)
 {
 	return r->hits ? (r->ns - base) * CALLS / (double)r->hits : 0.0;
+}
+
+/* Is the added cost per hit at 8k within 1.3x of that at 100? */
+static void print_flat(const char *path, const struct ftrace_run *r100,
+		       const struct ftrace_run *r8k, const struct ftrace_run *all,
+		       double base)
+{
+	double a = ns_per_hit(r100, base), b = ns_per_hit(r8k, base);
+
+	printf("bench probe_flat kernel=%s accel=%s path=%s base_ns_per_call=%.1f"
+	       " added_ns_per_hit_100=%.1f added_ns_per_hit_8k=%.1f ratio=%.2f"
+	       " target_max=1.3", kernel, accel, path, base, a, b, a > 0 ? b / a : 0.0);
+	if (all)
+		printf(" added_ns_per_hit_all=%.1f", ns_per_hit(all, base));
+	printf("\n");
+	fflush(stdout);
+}
+
+/*
+ * (c): offset probes at 100, 2k and 8k as the kernel optimizes them, then
+ * 100 and 8k with optimization off.
+ */
+static void kprobe_runs(double base)
+{
+	static const size_t sizes[] = { 100, 2000, 8000 };
+	static const char *const names[] = { "100", "2k", "8k" };
+	struct ftrace_run opt[3], int3[2];
+	bool ok = true;
+
+	for (size_t i = 0; i < 3 && ok; i++) {
+		ok = sizes[i] <= ncands &&
+		     !ftrace_run(sizes[i], true, false, names[i], &opt[i], NULL);
+		if (ok)
+			print_ftrace("kprobe", names[i], &opt[i], base);
+		sleep(SETTLE_S);
+	}
+	if (ok) {
+		struct ftrace_run j100 = { .ns = opt[0].jump_ns, .hits = opt[0].jump_hits },
+				  j8k = { .ns = opt[2].jump_ns, .hits = opt[2].jump_hits };
+
+		print_flat("kprobe", &opt[0], &opt[2], NULL, base);
+		print_flat("kprobe-jump", &j100, &j8k, NULL, base);
+	}
+	if (write_str(KPROBE_OPT, "0", 0)) {
+		fprintf(stderr, "probe_bench: cannot turn kprobe optimization off\n");
+		return;
+	}
+	ok = !ftrace_run(sizes[0], true, false, names[0], &int3[0], NULL) &&
+	     !ftrace_run(sizes[2], true, false, names[2], &int3[1], NULL);
+	write_str(KPROBE_OPT, "1", 0);
+	if (!ok)
+		return;
+	print_ftrace("kprobe-int3", names[0], &int3[0], base);
+	print_ftrace("kprobe-int3", names[2], &int3[1], base);
+	print_flat("kprobe-int3", &int3[0], &int3[1], NULL, base);
 }
 
 /* PROBE_ADD of @n specs on a raw fd: 0 or -errno, the ids in the specs. */
@@ -717,7 +917,8 @@ int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 100, 2000, 8000 };
 	static const char *const names[] = { "100", "2k", "8k" };
-	struct ftrace_run fr[3], all, off, kp;
+	struct ftrace_run fr[3], all, off;
+	const char *part;
 	struct tracefs_run tr;
 	struct utsname u;
 	size_t listed = 0, i;
@@ -725,6 +926,7 @@ int main(int argc, char **argv)
 	double base, again, prev_s;
 	int err;
 
+	part = argc > 1 ? argv[1] : getenv("BENCH_PROBE_PART");
 	uname(&u);
 	kernel = u.release;
 	accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
@@ -741,7 +943,7 @@ int main(int argc, char **argv)
 	       " available_filter_functions=%zu candidates=%zu\n",
 	       kernel, accel, listed, ncands);
 	fflush(stdout);
-	if (argc > 1 && !strcmp(argv[1], "unregister"))
+	if (part && !strcmp(part, "unregister"))
 		return unregister_run(argc > 2 ? strtoul(argv[2], NULL, 0) : UNREG_PROBES) ? 1 : 0;
 
 	base = ns_per_call();
@@ -751,6 +953,11 @@ int main(int argc, char **argv)
 		return 1;
 	print_ftrace("ftrace", "all", &all, base);
 	workload_first(cand_hits);
+	if (part && !strcmp(part, "kprobe")) {
+		sleep(SETTLE_S);
+		kprobe_runs(base);
+		return 0;
+	}
 	/*
 	 * Freeing tens of thousands of ftrace hash entries goes on in RCU
 	 * callbacks after close; under one-thread TCG that work would be
@@ -764,8 +971,7 @@ int main(int argc, char **argv)
 			return 1;
 		print_ftrace("ftrace", names[i], &fr[i], base);
 	}
-	if (!ftrace_run(KPROBE_SET, true, false, "100", &kp, NULL))
-		print_ftrace("kprobe", "100", &kp, base);
+	kprobe_runs(base);
 	/* Every candidate, registered (validated, hashed), not enabled. */
 	if (ftrace_run(ncands, false, true, "all-disabled", &off, NULL))
 		return 1;
@@ -779,14 +985,7 @@ int main(int argc, char **argv)
 	again = ns_per_call();
 	if (again < base)
 		base = again;
-	printf("bench probe_flat kernel=%s accel=%s path=ftrace base_ns_per_call=%.1f"
-	       " added_ns_per_hit_100=%.1f added_ns_per_hit_8k=%.1f ratio=%.2f"
-	       " target_max=1.3 added_ns_per_hit_all=%.1f\n", kernel, accel, base,
-	       ns_per_hit(&fr[0], base), ns_per_hit(&fr[2], base),
-	       ns_per_hit(&fr[0], base) > 0 ?
-	       ns_per_hit(&fr[2], base) / ns_per_hit(&fr[0], base) : 0.0,
-	       ns_per_hit(&all, base));
-	fflush(stdout);
+	print_flat("ftrace", &fr[0], &fr[2], &all, base);
 
 	err = tracefs_run(2000, false, &tr);
 	if (err)

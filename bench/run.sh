@@ -13,5 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$(VM_MEM=${VM_MEM:-2048} VM_GROUPS_FILE=${VM_GROUPS_FILE:-$here/groups} VM_SHOW=1 "$here/../tests/vm/run.sh" 2>&1)
 rc=$?
 echo "$out"
-grep '^bench ' <<<"$out" | sed "s/^bench /date=$(date -u +%Y-%m-%d) /" >> "$here/results.txt"
+# Each line names the commit it ran on (+dirty: with uncommitted changes).
+commit=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+grep '^bench ' <<<"$out" | sed "s/^bench /date=$(date -u +%Y-%m-%d) commit=$commit /" >> "$here/results.txt"
 exit $rc

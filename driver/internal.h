@@ -38,7 +38,24 @@ struct kmem_ro_ram *kmem_ro_ram_current(void);
 void kmem_ro_ram_put(struct kmem_ro_ram *ram);
 int kmem_ro_ram_refresh(void);
 
+/**
+ * struct kmem_ro_checked_page - the last page a read of one object checked
+ * @vpage: page-aligned address that was asked for, 0 for none
+ * @pfn: the PFN behind it, which passed every check
+ *
+ * Reading several fields of one object (a WALK node) with one of these,
+ * cleared per object, looks each of its pages up and checks it once, as
+ * one read of the object's whole span would: not once per field.
+ */
+struct kmem_ro_checked_page {
+	unsigned long vpage;
+	unsigned long pfn;
+};
+
 struct file;
+size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
+			   const struct kmem_ro_ram *ram,
+			   struct kmem_ro_checked_page *checked, int *err);
 size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram, int *err);
 int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);

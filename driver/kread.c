@@ -45,19 +45,46 @@ static int kmem_ro_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
 	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
 }
 
+/* The PFN behind @cur, looked up and checked unless @checked has it. */
+static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
+			       struct kmem_ro_checked_page *checked,
+			       unsigned long *pfn)
+{
+	int err;
+
+	if (checked && checked->vpage == (cur & PAGE_MASK)) {
+		*pfn = checked->pfn;
+		return 0;
+	}
+	err = kmem_ro_addr_pfn(cur, pfn);
+	if (!err)
+		err = kmem_ro_check_pfn(*pfn, ram);
+	if (!err && checked) {
+		checked->vpage = cur & PAGE_MASK;
+		checked->pfn = *pfn;
+	}
+	return err;
+}
+
 /**
- * kmem_ro_read_kernel() - copy kernel memory into a kernel buffer
+ * kmem_ro_read_object() - copy part of a kernel object into a kernel buffer
  * @dst: destination, @len bytes
  * @addr: kernel virtual address
  * @len: bytes; may cross pages
  * @ram: System RAM snapshot taken for this call
+ * @checked: the object's last checked page (cleared per object), or NULL
  * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * Every byte is copied through the direct map of a PFN that passed every
+ * check; a page's check is done once per object (see struct
+ * kmem_ro_checked_page), the copy every time.
  *
  * Return: the number of bytes read, @len unless a page failed (then @err
  * says why).
  */
-size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
-			   const struct kmem_ro_ram *ram, int *err)
+size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
+			   const struct kmem_ro_ram *ram,
+			   struct kmem_ro_checked_page *checked, int *err)
 {
 	size_t done = 0;
 
@@ -70,9 +97,7 @@ size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 		unsigned long cur = addr + done, pfn;
 		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
 
-		*err = kmem_ro_addr_pfn(cur, &pfn);
-		if (!*err)
-			*err = kmem_ro_check_pfn(pfn, ram);
+		*err = kmem_ro_checked_pfn(cur, ram, checked, &pfn);
 		/* not in the direct map: hidden (memfd_secret) */
 		if (!*err && copy_from_kernel_nofault(dst + done,
 						      pfn_to_kaddr(pfn) + offset_in_page(cur),
@@ -83,6 +108,22 @@ size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 		done += chunk;
 	}
 	return done;
+}
+
+/**
+ * kmem_ro_read_kernel() - copy kernel memory into a kernel buffer
+ * @dst: destination, @len bytes
+ * @addr: kernel virtual address
+ * @len: bytes; may cross pages
+ * @ram: System RAM snapshot taken for this call
+ * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * Return: as kmem_ro_read_object(), each page checked.
+ */
+size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
+			   const struct kmem_ro_ram *ram, int *err)
+{
+	return kmem_ro_read_object(dst, addr, len, ram, NULL, err);
 }
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */

@@ -6,12 +6,13 @@
  * Most segments are a field or a pointer.  What such a segment must cost
  * is the check of its page (its struct page: a random access of its own)
  * and the read; the rest is kept per call or per group of segments, not
- * per segment.  Small segments are read, a group at a time, into a small
- * buffer; the group's bytes and results then go out in one
+ * per segment.  Small segments are read, a group at a time, into a buffer
+ * on the stack; the group's bytes and results then go out in one
  * user-access window (one STAC/CLAC and speculation barrier for the
  * group, not two per segment).  The bounce page is allocated only for a
  * call that has a larger segment, and a call of a few segments copies
- * them to the stack instead of a kmalloc()ed array.
+ * them to the stack instead of a kmalloc()ed array: a call of small
+ * segments allocates nothing.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -23,22 +24,21 @@
 
 #include "internal.h"
 
-/* Segments of at most this many bytes are read into the group buffer... */
+/* Segments of at most this many bytes are read into the group... */
 #define KMEM_RO_READV_SMALL		64
-/* ...this many at a time, then written out together. */
+/* ...up to this many segments or bytes at a time, then written out together. */
 #define KMEM_RO_READV_GROUP		16
+#define KMEM_RO_READV_GROUP_BYTES	256
 /* Calls of at most this many segments copy them to the stack. */
-#define KMEM_RO_READV_STACK_IOVS	8
+#define KMEM_RO_READV_STACK_IOVS	4
 
-struct kmem_ro_readv_seg {
-	s64 res;
-	u64 data[KMEM_RO_READV_SMALL / sizeof(u64)];
-};
-
+/* Small enough for the stack of a kernel built with KASAN (1 KiB frames). */
 struct kmem_ro_readv_group {
-	u32 first;				/* segment index of seg[0] */
+	u32 first;				/* segment index of res[0] */
 	u32 nr;					/* segments read, not yet out */
-	struct kmem_ro_readv_seg seg[KMEM_RO_READV_GROUP];
+	u32 used;				/* bytes of data[] they take */
+	s64 res[KMEM_RO_READV_GROUP];
+	u64 data[KMEM_RO_READV_GROUP_BYTES / sizeof(u64)];
 };
 
 /* A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or -errno. */
@@ -65,15 +65,31 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
 	return done;
 }
 
+/* Bytes of the group's data a segment takes: whole u64s. */
+static u32 kmem_ro_readv_room(const struct kmem_ro_iov *iov)
+{
+	return round_up((u32)iov->len, sizeof(u64));
+}
+
+/* Is there room in the group for this small segment? */
+static bool kmem_ro_readv_fits(const struct kmem_ro_readv_group *g,
+			       const struct kmem_ro_iov *iov)
+{
+	return g->nr < KMEM_RO_READV_GROUP &&
+	       g->used + kmem_ro_readv_room(iov) <= KMEM_RO_READV_GROUP_BYTES;
+}
+
 /* Read a segment of at most KMEM_RO_READV_SMALL bytes into the group. */
 static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
 				const struct kmem_ro_iov *iov,
 				const struct kmem_ro_ram *ram)
 {
 	int err;
-	size_t got = kmem_ro_read_kernel(g->seg[g->nr].data, iov->addr, iov->len, ram, &err);
+	size_t got = kmem_ro_read_kernel((char *)g->data + g->used, iov->addr,
+					 iov->len, ram, &err);
 
-	g->seg[g->nr++].res = got ? (s64)got : err;
+	g->res[g->nr++] = got ? (s64)got : err;
+	g->used += kmem_ro_readv_room(iov);
 }
 
 /*
@@ -92,21 +108,21 @@ static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
 	/* pointers, not indices: no bounds check may call out of the window */
 	const struct kmem_ro_iov *v = iov + g->first;
 	struct kmem_ro_iov __user *u = uiov + g->first;
-	const struct kmem_ro_readv_seg *e = g->seg, *end = g->seg + g->nr;
+	const s64 *res = g->res, *end = g->res + g->nr;
+	const char *data = (const char *)g->data;
 
-	while (e < end) {
-		if (!user_access_begin(u, (end - e) * sizeof(*u)))
+	while (res < end) {
+		if (!user_access_begin(u, (end - res) * sizeof(*u)))
 			return -EFAULT;
-		for (; e < end; e++, v++, u++) {
+		for (; res < end; data += kmem_ro_readv_room(v), res++, v++, u++) {
 			void __user *ubuf = u64_to_user_ptr(v->buf);
 
-			if (e->res > 0) {
-				if (!access_ok(ubuf, e->res))
+			if (*res > 0) {
+				if (!access_ok(ubuf, *res))
 					goto buf_fault;
-				unsafe_copy_to_user(ubuf, (const char *)e->data, e->res,
-						    buf_fault);
+				unsafe_copy_to_user(ubuf, data, *res, buf_fault);
 			}
-			unsafe_put_user(e->res, &u->result, result_fault);
+			unsafe_put_user(*res, &u->result, result_fault);
 		}
 		user_access_end();
 		break;
@@ -114,12 +130,14 @@ buf_fault:
 		user_access_end();
 		if (put_user((s64)-EFAULT, &u->result))
 			return -EFAULT;
-		e++;
+		data += kmem_ro_readv_room(v);
+		res++;
 		v++;
 		u++;
 	}
 	g->first += g->nr;
 	g->nr = 0;
+	g->used = 0;
 	return 0;
 
 result_fault:
@@ -138,7 +156,7 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 {
 	/* written before read, and only what was written goes out */
 	struct kmem_ro_iov stack_iov[KMEM_RO_READV_STACK_IOVS] __uninitialized;
-	struct kmem_ro_readv_group *g;
+	struct kmem_ro_readv_group g __uninitialized;
 	struct kmem_ro_iov __user *uiov;
 	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
@@ -186,16 +204,11 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 			goto out_free_iov;
 		}
 	}
-	/* ~1 KiB: too big for the stack of a kernel built with KASAN */
-	g = kmalloc(sizeof(*g), GFP_KERNEL);
-	if (!g) {
-		err = -ENOMEM;
-		goto out_free_bounce;
-	}
-	g->first = 0;
-	g->nr = 0;
 	ram = kmem_ro_ram_current();
 
+	g.first = 0;
+	g.nr = 0;
+	g.used = 0;
 	for (i = 0; i < rv.iov_count; i++) {
 		/* stop on a signal: what is done stays done */
 		if (signal_pending(current)) {
@@ -204,30 +217,29 @@ long kmem_ro_readv_ioctl(void __user *uarg)
 			break;
 		}
 		if (iov[i].len <= KMEM_RO_READV_SMALL) {
-			kmem_ro_readv_small(g, &iov[i], ram);
-			if (g->nr == KMEM_RO_READV_GROUP)
-				err = kmem_ro_readv_flush(g, iov, uiov);
+			if (!kmem_ro_readv_fits(&g, &iov[i]))
+				err = kmem_ro_readv_flush(&g, iov, uiov);
+			if (!err)
+				kmem_ro_readv_small(&g, &iov[i], ram);
 		} else {
 			/* the group before it goes out first */
-			err = kmem_ro_readv_flush(g, iov, uiov);
+			err = kmem_ro_readv_flush(&g, iov, uiov);
 			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce, ram),
 					     &uiov[i].result))
 				err = -EFAULT;
-			g->first = i + 1;
+			g.first = i + 1;
 		}
 		if (err)
 			break;
 		cond_resched();
 	}
 	if (!err)
-		err = kmem_ro_readv_flush(g, iov, uiov);
+		err = kmem_ro_readv_flush(&g, iov, uiov);
 	rv.done = i;
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
 	kmem_ro_ram_put(ram);
-	kfree(g);
-out_free_bounce:
 	if (bounce)
 		free_page((unsigned long)bounce);
 out_free_iov:

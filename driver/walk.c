@@ -29,6 +29,7 @@ struct kmem_ro_walker {
 	u32 batch_size;		/* bytes @batch holds */
 	u32 batched;		/* records in @batch */
 	u32 record_size;
+	struct kmem_ro_checked_page node_page;	/* cleared per node */
 };
 
 static bool kmem_ro_walk_fault(struct kmem_ro_walk *w, unsigned long addr, int err)
@@ -46,6 +47,8 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	char *pos = k->batch + k->batched * k->record_size;
 	u32 i;
 
+	k->node_page.vpage = 0;
+
 	if (k->w->flags & KMEM_RO_WALK_NODE_ADDR) {
 		memcpy(pos, &node, sizeof(u64));
 		pos += sizeof(u64);
@@ -53,7 +56,8 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	for (i = 0; i < k->w->fields_count; i++) {
 		unsigned long addr = node + k->fields[i].offset;
 		int err;
-		size_t got = kmem_ro_read_kernel(pos, addr, k->fields[i].len, k->ram, &err);
+		size_t got = kmem_ro_read_object(pos, addr, k->fields[i].len, k->ram,
+						 &k->node_page, &err);
 
 		if (err)
 			return kmem_ro_walk_fault(k->w, addr + got, err);
@@ -67,7 +71,8 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 {
 	unsigned long addr = link + offsetof(struct list_head, next);
 	int err;
-	size_t got = kmem_ro_read_kernel(next, addr, sizeof(*next), k->ram, &err);
+	size_t got = kmem_ro_read_object(next, addr, sizeof(*next), k->ram,
+					 &k->node_page, &err);
 
 	if (err)
 		return kmem_ro_walk_fault(k->w, addr + got, err);

@@ -268,6 +268,24 @@ fetch_one() {
 	log "$series: $release ready in $dir"
 }
 
+# The debug kernels are built from linux-source-<series> of the series'
+# own suite (scripts/build-debug-kernel.sh).
+fetch_source() {
+	local series=$1 work=$CACHE/debug-build pkg
+	pkg=linux-source-$series
+	ls "$work/$pkg"_*.deb >/dev/null 2>&1 && return
+	mkdir -p "$work"
+	log "$series: downloading $pkg"
+	case $series in
+	6.1|6.12) ;;
+	*) apt13_update_once; pkg=$pkg/trixie-backports ;;
+	esac
+	(cd "$work" && apt_for apt-get "$series" download -qq "$pkg" >&2) || {
+		[ "$series" = 6.1 ] || [ "$series" = 6.12 ] && apt_update_once
+		(cd "$work" && apt_for apt-get "$series" download -qq "$pkg" >&2)
+	}
+}
+
 install_deps
 # HOST=1: a real host builds and installs kmem_ro for its running kernel
 # (make host-deps): its headers and DKMS, and no test kernels.
@@ -286,7 +304,8 @@ fi
 mkdir -p "$CACHE/kernels"
 for s in $SERIES; do
 	case $s in
-	*-debug) "$(dirname "$0")/build-debug-kernel.sh" ;;	# built, not fetched
+	*-debug) fetch_source "${s%-debug}"
+		 "$(dirname "$0")/build-debug-kernel.sh" "${s%-debug}" ;;
 	*) fetch_one "$s"; checker_valid "$s" ;;
 	esac
 done

@@ -12,8 +12,8 @@
 # A suite is a static binary in $BUILD/vm/ or a script in tests/vm/; a
 # dynamically linked one (or a helper named in $BUILD/vm/<suite>.with)
 # gets its interpreter and libraries copied in.
-# Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* variables in
-# their environment.
+# Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* and BENCH_*
+# variables in their environment.
 # VM_SHOW=1 relays what the suites print.
 # VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
 # line to FILE made of the guest's "@@<GROUP in capitals> " lines
@@ -21,8 +21,8 @@
 # Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko,
 # $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
-# column is +udev-root, $KMEM_RO_CACHE/udev-root/root.cpio
-# (scripts/build-udev-root.sh) and `make install` in $BUILD/vm/install.
+# column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
+# (scripts/build-udev-root.sh SUITE) and `make install` in $BUILD/vm/install.
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -95,8 +95,9 @@ make_initramfs() {
 	[ -e "$BUILD/vm/kmemctl" ] && cp "$BUILD/vm/kmemctl" "$stage/bin/"
 	echo "$*" > "$stage/tests/list"
 	echo "export VM_ACCEL=tcg-${accel%+retry}" > "$stage/tests/env"
-	# The host's FUZZ_* settings reach the fuzzer (make fuzz DURATION=...).
-	for v in $(compgen -e -X '!FUZZ_*'); do
+	# The host's FUZZ_* settings reach the fuzzer (make fuzz DURATION=...),
+	# BENCH_* the benchmarks.
+	for v in $(compgen -e -X '!FUZZ_*') $(compgen -e -X '!BENCH_*'); do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done >> "$stage/tests/env"
 	{
@@ -161,17 +162,20 @@ while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
 	for kernel in $KERNELS; do
-		# A debug build (6.12-debug) runs the groups of its series.
+		# A debug build (7.3-debug) runs the groups of its series.
 		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
 		log=$logs/$kernel-$group.log
 		rm -f "$log"
-		# extra "+udev-root": boot the Debian root with systemd and udev
-		# and `make install` laid over it (both made by make check-vm).
+		# extra "+udev-root=SUITE": boot that suite's Debian root with
+		# systemd and udev and `make install` laid over it (both made by
+		# make vm-root).
 		root=- cmdline=$extra
-		if [ "$extra" = +udev-root ]; then
-			root=$CACHE/udev-root cmdline=-
+		if [[ $extra == +udev-root* ]]; then
+			[[ $extra =~ ^\+udev-root=[a-z]+$ ]] ||
+				{ say "$group: '$extra': want +udev-root=SUITE"; exit 1; }
+			root=$CACHE/udev-root/${extra#+udev-root=} cmdline=-
 			[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
-				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make check-vm"; exit 1; }
+				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; exit 1; }
 		fi
 		initrd=$(make_initramfs "$kernel" "$accel" "$root" $suites) || { say "missing test binaries"; exit 1; }
 		start=$(date +%s)
