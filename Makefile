@@ -133,7 +133,7 @@ check-debug:
 
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench
-	bench/run.sh
+	KERNELS="$(KERNELS)" bench/run.sh
 
 # FUZZ_SEED=... replays a run; the guest gets DURATION plus room to boot.
 DURATION ?= 600

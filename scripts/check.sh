@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: dependencies and test kernels, warning-free builds (W=1,
-# sparse), host unit tests, libkmemdev's ABI against its baseline, the VM
+# sparse), host unit tests, libkmemdev's ABI against its baseline, DKMS
+# on a Debian 13 (trixie) root (tests/install/dkms_trixie.sh), the VM
 # suite on every test kernel, and the harness's own self-test (it must be
 # able to fail).  Ends
 # with one line "check: N passed, M failed" summing every Check suite.
@@ -28,6 +29,7 @@ step make -s deps
 step make -s sparse
 step make -s check-unit
 step make -s abi-check
+step make -s check-install-trixie
 step make -s check-vm
 step tests/vm/check-harness.sh
 

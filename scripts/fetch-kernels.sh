@@ -59,7 +59,7 @@ declare -A NEED=(
 
 # Only the VM suite and the man-page checks use these.
 TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
-	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux)
+	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux abigail-tools)
 
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 
