@@ -1568,12 +1568,17 @@ void kmem_ro_probe_release(struct file *file)
 	}
 	kmem_ro_kprobes_unregister(all, k);
 	kvfree(all);
+	/*
+	 * The hash first: rhashtable_destroy() waits for its deferred resize
+	 * worker, which walks the probes' hash links (a use-after-free of
+	 * every probe freed before, seen by KASAN on 7.3).
+	 */
+	rhashtable_destroy(&set->ht);
 	xa_for_each(&set->probes, id, p)
 		kmem_ro_probe_free(p);
 	atomic_long_sub(set->nr, &kmem_ro_nr_probes);
 	ftrace_free_filter(&set->ops);
 	ftrace_free_filter(&set->check);
 	xa_destroy(&set->probes);
-	rhashtable_destroy(&set->ht);
 	kfree(set);
 }

@@ -11,7 +11,7 @@
  * user-access window (one STAC/CLAC and speculation barrier for the
  * group, not two per segment).  The bounce page is allocated only for a
  * call that has a larger segment, and a call of a few segments copies
- * them to the stack instead of a kmalloc()ed array: a call of small
+ * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
  */
 #include <linux/mm.h>

@@ -679,23 +679,6 @@ static long long cg_stat(const char *key)
 	return val;
 }
 
-/* Entry probes, disabled, on the first @max vmlinux text symbols. */
-static unsigned int text_specs(struct kmem_ro_probe_spec *s, unsigned int max)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
-	unsigned long long addr;
-	unsigned int n = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (n < max && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strchr(line, '[') &&
-		    (type == 't' || type == 'T') && strlen(name) < KMEM_RO_PROBE_NAME_LEN)
-			vt_probe_spec(&s[n++], name, addr, 0, 0);
-	fclose(f);
-	return n;
-}
-
 /*
  * The test moves itself into a memory cgroup of its own and adds probes
  * on 10,000 functions: the cgroup's slab and percpu counts grow by at
@@ -716,7 +699,7 @@ START_TEST(probe_memory_is_charged)
 	vt_write_file(CGROOT "/cgroup.subtree_control", "+memory");
 	if (mkdir(CG, 0755) && errno != EEXIST)
 		ck_abort_msg("mkdir %s: %s", CG, strerror(errno));
-	n = text_specs(s, SPECS);		/* touched before: not counted */
+	n = vt_text_probe_specs(s, SPECS);		/* touched before: not counted */
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	vt_write_file(CG "/cgroup.procs", pid);
 	slab0 = cg_stat("slab_unreclaimable");

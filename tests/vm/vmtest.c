@@ -483,6 +483,22 @@ void vt_probe_spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr
 	s->result = 0x7777;
 }
 
+unsigned int vt_text_probe_specs(struct kmem_ro_probe_spec *s, unsigned int max)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	unsigned int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strchr(line, '[') &&
+		    (type == 't' || type == 'T') && strlen(name) < KMEM_RO_PROBE_NAME_LEN)
+			vt_probe_spec(&s[n++], name, addr, 0, 0);
+	fclose(f);
+	return n;
+}
+
 int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned int *added)
 {
 	struct kmem_ro_probe_add a = { .size = sizeof(a), .specs_addr = (uintptr_t)s, .count = n };

@@ -90,6 +90,9 @@ uint32_t vt_after_fentry(uint64_t func);
 void vt_probe_spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr,
 		   uint32_t offset, uint32_t flags);
 
+/* Entry probe specs, disabled, on the first @max vmlinux text symbols. */
+unsigned int vt_text_probe_specs(struct kmem_ro_probe_spec *s, unsigned int max);
+
 /* KMEM_RO_IOC_PROBE_ADD of @n specs: -errno; *@added if not NULL. */
 int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned int *added);
 
