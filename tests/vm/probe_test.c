@@ -892,15 +892,17 @@ START_TEST(spec_rules)
 	SPEC(-EEXIST, HOT, hot, 0);				/* again, next call */
 	SPEC(1, HOT, hot, vt_after_fentry(hot));
 	SPEC(-EEXIST, HOT, hot, vt_after_fentry(hot));
-	/* __pfx_ padding before each function: since 6.2 (CALL_PADDING) */
-	if (vt_kernel_at_least(6, 2)) {
+	/*
+	 * __pfx_ padding before each function: since 6.2, where CALL_PADDING
+	 * is on (Debian's kernels; not the tinyconfig debug kernel).
+	 */
+	if (vt_file_has("/proc/kallsyms", " __pfx_")) {
 		char pfx_name[256];
 		uint64_t pfx = pfx_symbol(hot - 16, pfx_name, sizeof(pfx_name));
 
+		ck_assert(vt_kernel_at_least(6, 2));
 		ck_assert_uint_eq(pfx, hot - 16);
 		SPEC(-EOPNOTSUPP, pfx_name, pfx, 0);
-	} else {
-		ck_assert_int_eq(vt_file_has("/proc/kallsyms", " __pfx_"), 0);
 	}
 #undef SPEC
 	close(fd);
