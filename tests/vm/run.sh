@@ -95,6 +95,9 @@ make_initramfs() {
 	[ -e "$BUILD/vm/kmemctl" ] && cp "$BUILD/vm/kmemctl" "$stage/bin/"
 	echo "$*" > "$stage/tests/list"
 	echo "export VM_ACCEL=tcg-${accel%+retry}" > "$stage/tests/env"
+	# Sanitizers make a debug kernel several times slower: Check's
+	# per-test timeouts scale with it.
+	[[ $kernel == *-debug ]] && echo "export CK_TIMEOUT_MULTIPLIER=4" >> "$stage/tests/env"
 	# The host's FUZZ_* settings reach the fuzzer (make fuzz DURATION=...),
 	# BENCH_* the benchmarks.
 	for v in $(compgen -e -X '!FUZZ_*') $(compgen -e -X '!BENCH_*'); do
