@@ -131,12 +131,9 @@ int kmemctl_dump(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (argc - optind < 2)
-		return kmemctl_usage_err("dump: missing %s",
-					 argc == optind ? "ADDR and LEN" : "LEN");
-	if (argc - optind > 2)
-		return kmemctl_usage_err("dump: unexpected argument '%s'",
-					 argv[optind + 2]);
+	if (kmemctl_operands("dump", argc, argv, 2, 2,
+			     argc == optind ? "ADDR and LEN" : "LEN"))
+		return KMEMCTL_EXIT_USAGE;
 	if (!file || !*file)
 		return kmemctl_usage_err("dump: missing -o FILE");
 	expr = argv[optind];

@@ -247,9 +247,8 @@ int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		return kmemctl_usage_err("info: unexpected argument '%s'",
-					 argv[optind]);
+	if (kmemctl_operands("info", argc, argv, 0, 0, NULL))
+		return KMEMCTL_EXIT_USAGE;
 
 	h = kmemctl_open(ctx);
 	if (!h)

@@ -70,6 +70,14 @@ void kmemctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int kmemctl_usage_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/*
+ * The operands after the options: at least @min (else "VERB: missing
+ * @missing"), at most @max (else "VERB: unexpected argument 'X'").
+ * Returns 0, or KMEMCTL_EXIT_USAGE having said why.
+ */
+int kmemctl_operands(const char *verb, int argc, char **argv, int min, int max,
+		     const char *missing);
+
 /* Report getopt_long()'s '?' or ':' result c in kmemctl's format; exit 2. */
 int kmemctl_bad_option(int c, char **argv);
 

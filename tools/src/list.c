@@ -283,9 +283,8 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 		return kmemctl_usage_err("list: missing TYPE.MEMBER");
 	if (!node_expr && argc - optind < 2)
 		return kmemctl_usage_err("list: missing HEAD (or --node ADDR)");
-	if (argc - optind > (node_expr ? 1 : 2))
-		return kmemctl_usage_err("list: unexpected argument '%s'",
-					 argv[optind + (node_expr ? 1 : 2)]);
+	if (kmemctl_operands("list", argc, argv, 0, node_expr ? 1 : 2, NULL))
+		return KMEMCTL_EXIT_USAGE;
 	if (!node_expr)
 		head_expr = argv[optind + 1];
 

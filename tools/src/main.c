@@ -156,6 +156,17 @@ int kmemctl_finish(int status)
 }
 
 /* getopt error for the option just parsed, in kmemctl's own format. */
+int kmemctl_operands(const char *verb, int argc, char **argv, int min, int max,
+		     const char *missing)
+{
+	if (argc - optind < min)
+		return kmemctl_usage_err("%s: missing %s", verb, missing);
+	if (argc - optind > max)
+		return kmemctl_usage_err("%s: unexpected argument '%s'", verb,
+					 argv[optind + max]);
+	return 0;
+}
+
 int kmemctl_bad_option(int c, char **argv)
 {
 	const char *arg = argv[optind - 1];

@@ -360,9 +360,8 @@ int kmemctl_modules(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		return kmemctl_usage_err("modules: unexpected argument '%s'",
-					 argv[optind]);
+	if (kmemctl_operands("modules", argc, argv, 0, 0, NULL))
+		return KMEMCTL_EXIT_USAGE;
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "modules");

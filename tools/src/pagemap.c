@@ -387,11 +387,8 @@ int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(opt, argv);
 		}
 	}
-	if (optind >= argc)
-		return kmemctl_usage_err("pagemap: missing PID");
-	if (argc - optind > 2)
-		return kmemctl_usage_err("pagemap: unexpected argument '%s'",
-					 argv[optind + 2]);
+	if (kmemctl_operands("pagemap", argc, argv, 1, 2, "PID"))
+		return KMEMCTL_EXIT_USAGE;
 	if (pm_parse_pid(argv[optind], &c.pid))
 		return kmemctl_usage_err("pagemap: bad PID '%s': use decimal "
 					 "or \"self\"", argv[optind]);

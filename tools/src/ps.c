@@ -212,9 +212,8 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		return kmemctl_usage_err("ps: unexpected argument '%s'",
-					 argv[optind]);
+	if (kmemctl_operands("ps", argc, argv, 0, 0, NULL))
+		return KMEMCTL_EXIT_USAGE;
 
 	if (open_for(ctx, chosen, &b, &h))
 		return KMEMCTL_EXIT_ERROR;

@@ -193,12 +193,9 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (argc - optind < 2)
-		return kmemctl_usage_err("read: missing %s",
-					 argc == optind ? "ADDR and LEN" : "LEN");
-	if (argc - optind > 2)
-		return kmemctl_usage_err("read: unexpected argument '%s'",
-					 argv[optind + 2]);
+	if (kmemctl_operands("read", argc, argv, 2, 2,
+			     argc == optind ? "ADDR and LEN" : "LEN"))
+		return KMEMCTL_EXIT_USAGE;
 	if (raw && json)
 		return kmemctl_usage_err("read: --raw or --json, not both");
 	expr = argv[optind];

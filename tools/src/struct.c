@@ -209,9 +209,8 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 	if (!layout && argc - optind < 2)
 		return kmemctl_usage_err("struct: missing ADDR (or use "
 					 "--type-only)");
-	if (argc - optind > 2)
-		return kmemctl_usage_err("struct: unexpected argument '%s'",
-					 argv[optind + 2]);
+	if (kmemctl_operands("struct", argc, argv, 0, 2, NULL))
+		return KMEMCTL_EXIT_USAGE;
 
 	rc = tspec_resolve(&kt, "struct", argv[optind], &ts);
 	if (rc)

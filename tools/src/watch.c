@@ -171,8 +171,8 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		return kmemctl_usage_err("watch: unexpected argument '%s'", argv[optind]);
+	if (kmemctl_operands("watch", argc, argv, 0, 0, NULL))
+		return KMEMCTL_EXIT_USAGE;
 	if (!groups)
 		groups = KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS;
 
