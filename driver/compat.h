@@ -31,6 +31,24 @@
 #include <asm/amd_nb.h>
 #endif
 
+/* ---- info.c ---- */
+
+/*
+ * The VMCOREINFO note: paddr_vmcoreinfo_note() is exported from
+ * kernel/crash_core.c up to 6.8 (CONFIG_CRASH_CORE) and from
+ * kernel/vmcore_info.c since 6.9 ("crash: split vmcoreinfo exporting code
+ * out from crash_core.c", CONFIG_VMCORE_INFO).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#ifdef CONFIG_VMCORE_INFO
+#include <linux/vmcore_info.h>
+#define KMEM_RO_VMCOREINFO	1
+#endif
+#elif defined(CONFIG_CRASH_CORE)
+#include <linux/crash_core.h>
+#define KMEM_RO_VMCOREINFO	1
+#endif
+
 /* ---- mmap.c ---- */
 
 /*

@@ -12,6 +12,7 @@
 
 #include <kmem_ro.h>
 
+#include "compat.h"
 #include "internal.h"
 
 static unsigned long kmem_ro_text_start, kmem_ro_text_end;
@@ -71,6 +72,22 @@ void kmem_ro_text_pfns(unsigned long *start, unsigned long *end)
 {
 	*start = PHYS_PFN(kmem_ro_text_start - __START_KERNEL_map + phys_base);
 	*end = *start + PHYS_PFN(kmem_ro_text_end - kmem_ro_text_start);
+}
+
+/*
+ * Where the VMCOREINFO note is: the same note /proc/kcore serves, which
+ * names the kallsyms tables, so a reader without /proc/kallsyms (hidden
+ * without CAP_SYSLOG) still finds every symbol.
+ */
+static u64 kmem_ro_vmcoreinfo(struct kmem_ro_info *info)
+{
+#ifdef KMEM_RO_VMCOREINFO
+	info->vmcoreinfo_addr = paddr_vmcoreinfo_note();
+	info->vmcoreinfo_size = VMCOREINFO_NOTE_SIZE;
+	return KMEM_RO_FEAT_VMCOREINFO;
+#else
+	return 0;
+#endif
 }
 
 struct kmem_ro_ram_walk {
@@ -142,7 +159,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 			     uarg, &usize);
 	if (err)
 		return err;
-	if (info.flags || info.reserved[0] || info.reserved[1] ||
+	if (info.flags || info.reserved[0] || info.reserved[1] || info.reserved2 ||
 	    !info.ram_addr != !info.ram_cap)
 		return -EINVAL;
 
@@ -150,7 +167,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 	info.page_size = PAGE_SIZE;
 	info.features = KMEM_RO_FEAT_INFO | KMEM_RO_FEAT_READV | KMEM_RO_FEAT_WALK |
 			KMEM_RO_FEAT_PAGEMAP | KMEM_RO_FEAT_PROBES | KMEM_RO_FEAT_EVENTS |
-			kmem_ro_mmap_features();
+			kmem_ro_mmap_features() | kmem_ro_vmcoreinfo(&info);
 	info.ioctls = BIT_ULL(_IOC_NR(KMEM_RO_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_READV)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_WALK)) |

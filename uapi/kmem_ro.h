@@ -38,7 +38,7 @@
  * ABI version: bumped when an ioctl is added or a struct grows.  Callers
  * should test the ioctls and features bitmasks, not compare versions.
  */
-#define KMEM_RO_ABI_VERSION	1
+#define KMEM_RO_ABI_VERSION	2
 
 /*
  * ioctl magic: 0xBE, sequence numbers 0x00-0x3f reserved for kmem_ro.
@@ -65,6 +65,7 @@
 #define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
 #define KMEM_RO_FEAT_PROBES	(1ULL << 7)	/* KMEM_RO_IOC_PROBE_* */
 #define KMEM_RO_FEAT_EVENTS	(1ULL << 8)	/* kmem_ro_events.h, KMEM_RO_IOC_EVENTS_SNAPSHOT */
+#define KMEM_RO_FEAT_VMCOREINFO	(1ULL << 9)	/* kmem_ro_info.vmcoreinfo_* */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -135,6 +136,15 @@ struct kmem_ro_range {
  * @ram_count: out: number of System RAM ranges (as in /proc/iomem); may be
  *	larger than @ram_cap, in which case only @ram_cap were written
  * @reserved: in: must be 0; out: 0
+ * @vmcoreinfo_addr: out: physical address of the kernel's VMCOREINFO ELF
+ *	note (paddr_vmcoreinfo_note(), the note /proc/kcore and kdump carry:
+ *	OSRELEASE, KERNELOFFSET, SYMBOL(kallsyms_names) and the other
+ *	kallsyms tables, ...); readable with READV at @page_offset +
+ *	@vmcoreinfo_addr.  0 (and no KMEM_RO_FEAT_VMCOREINFO) on a kernel
+ *	built without it.  Since ABI version 2.
+ * @vmcoreinfo_size: out: bytes reserved for the note (VMCOREINFO_NOTE_SIZE);
+ *	the note itself ends with its last descriptor
+ * @reserved2: in: must be 0; out: 0
  *
  * Errors: EFAULT (bad @ram_addr or argument pointer), EINVAL (flags,
  * @reserved, @ram_addr/@ram_cap mismatch, size below KMEM_RO_INFO_SIZE_VER0),
@@ -161,9 +171,13 @@ struct kmem_ro_info {
 	__u32 ram_cap;
 	__u32 ram_count;
 	__u64 reserved[2];
+	__u64 vmcoreinfo_addr;
+	__u32 vmcoreinfo_size;
+	__u32 reserved2;
 };
 
 #define KMEM_RO_INFO_SIZE_VER0	152	/* sizeof first published */
+#define KMEM_RO_INFO_SIZE_VER1	168	/* + vmcoreinfo_addr, _size */
 
 #define KMEM_RO_IOC_INFO	_IOWR(KMEM_RO_IOC_MAGIC, 0x00, struct kmem_ro_info)
 

@@ -26,7 +26,7 @@ START_TEST(test_info_layout)
 {
 	typedef struct kmem_ro_info I;
 
-	ck_assert_uint_eq(sizeof(I), 152);
+	ck_assert_uint_eq(sizeof(I), 168);
 	ck_assert_uint_eq(offsetof(I, size), 0);
 	ck_assert_uint_eq(offsetof(I, flags), 8);
 	ck_assert_uint_eq(offsetof(I, abi_version), 16);
@@ -48,6 +48,9 @@ START_TEST(test_info_layout)
 	ck_assert_uint_eq(offsetof(I, ram_count), 132);
 	ck_assert_uint_eq(offsetof(I, reserved), 136);
 	ck_assert_uint_eq(FIELD_SIZE(I, reserved), 16);
+	ck_assert_uint_eq(offsetof(I, vmcoreinfo_addr), 152);
+	ck_assert_uint_eq(offsetof(I, vmcoreinfo_size), 160);
+	ck_assert_uint_eq(offsetof(I, reserved2), 164);
 }
 END_TEST
 
@@ -56,8 +59,10 @@ START_TEST(test_info_size_ver0)
 	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER0, 152);
 	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER0,
 			  offsetofend(struct kmem_ro_info, reserved));
+	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER1,
+			  offsetofend(struct kmem_ro_info, reserved2));
 	/* No implicit tail padding for the driver to leak or reject. */
-	ck_assert_uint_eq(sizeof(struct kmem_ro_info), KMEM_RO_INFO_SIZE_VER0);
+	ck_assert_uint_eq(sizeof(struct kmem_ro_info), KMEM_RO_INFO_SIZE_VER1);
 }
 END_TEST
 
@@ -82,6 +87,7 @@ START_TEST(test_u64_alignment)
 		{ "reserved", offsetof(struct kmem_ro_info, reserved),
 		  FIELD_SIZE(struct kmem_ro_info, reserved),
 		  FIELD_SIZE(struct kmem_ro_info, reserved[0]) },
+		F(vmcoreinfo_addr), F(vmcoreinfo_size), F(reserved2),
 #undef F
 	};
 	size_t i, next = 0;
