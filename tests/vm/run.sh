@@ -161,55 +161,100 @@ judge() {
 	return $ok
 }
 
+# One boot of one group on one kernel: its verdict and Check counts go to
+# $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
+run_one() {
+	local kernel=$1 group=$2 accel=$3 extra=$4 root cmdline initrd start rc verdict log
+	shift 4
+	log=$logs/$kernel-$group.log
+	rm -f "$log"
+	total_pass=0 total_fail=0
+	# extra "+udev-root=SUITE": boot that suite's Debian root with
+	# systemd and udev and `make install` laid over it (both made by
+	# make vm-root).
+	root=- cmdline=$extra
+	if [[ $extra == +udev-root* ]]; then
+		[[ $extra =~ ^\+udev-root=[a-z]+$ ]] ||
+			{ say "$group: '$extra': want +udev-root=SUITE"; return 1; }
+		root=$CACHE/udev-root/${extra#+udev-root=} cmdline=-
+		[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
+			{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; return 1; }
+	fi
+	initrd=$(make_initramfs "$kernel" "$accel" "$root" "$@") || { say "missing test binaries"; return 1; }
+	start=$(date +%s)
+	boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
+	rc=$?
+	# A group marked "+retry" in its accel column depends on where one
+	# boot's allocator puts pages (alias_test): one more boot if the
+	# first fails, and only the second is judged.
+	if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
+		say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
+		mv "$log" "$log.1"
+		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
+		rc=$?
+	fi
+	rm -f "$initrd"
+	[ -n "${VM_SHOW:-}" ] && sed -n '/^@@RUN/,/^@@TEST/{/^@@/d;p}' "$log" | tr -d '\r'
+	[ $rc -eq 124 ] && say "$kernel/$group: timed out after ${TIMEOUT}s"
+	if judge "$kernel" "$group" "$log" "$@"; then
+		verdict=pass
+		say "$kernel/$group: ok ($(( $(date +%s) - start ))s, $(sed -n 's/^@@BOOTED //p' "$log" | tr -d '\r'))"
+	else
+		verdict=fail
+		say "$kernel/$group: FAILED; guest log kept in $log"
+	fi
+	for r in ${VM_RESULTS:-}; do
+		[ "${r%%=*}" = "$group" ] &&
+			"$here/record.sh" "${group^^}" "$log" "$group" "$verdict" >> "${r#*=}"
+	done
+	echo "$verdict $total_pass $total_fail" > "$logs/$kernel-$group.result"
+}
+
+# Print a finished run's output and add up its counts.
+collect() {
+	local kernel=$1 group=$2 verdict p f
+	cat "$logs/$kernel-$group.out"
+	read -r verdict p f < "$logs/$kernel-$group.result" 2>/dev/null || verdict=fail p=0 f=0
+	total_pass=$((total_pass + p)) total_fail=$((total_fail + f))
+	[ "$verdict" = pass ] || failed_runs+=("$kernel/$group")
+	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
+}
+
+# VM_JOBS boots at once (default: one per host core; each TCG guest runs
+# on one host thread).  Benchmarks run one at a time (bench/run.sh).
+JOBS=${VM_JOBS:-$(nproc)}
+runs=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
 	for kernel in $KERNELS; do
 		# A debug build (7.3-debug) runs the groups of its series.
 		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
-		log=$logs/$kernel-$group.log
-		rm -f "$log"
-		# extra "+udev-root=SUITE": boot that suite's Debian root with
-		# systemd and udev and `make install` laid over it (both made by
-		# make vm-root).
-		root=- cmdline=$extra
-		if [[ $extra == +udev-root* ]]; then
-			[[ $extra =~ ^\+udev-root=[a-z]+$ ]] ||
-				{ say "$group: '$extra': want +udev-root=SUITE"; exit 1; }
-			root=$CACHE/udev-root/${extra#+udev-root=} cmdline=-
-			[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
-				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; exit 1; }
-		fi
-		initrd=$(make_initramfs "$kernel" "$accel" "$root" $suites) || { say "missing test binaries"; exit 1; }
-		start=$(date +%s)
-		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
-		rc=$?
-		# A group marked "+retry" in its accel column depends on where one
-		# boot's allocator puts pages (alias_test): one more boot if the
-		# first fails, and only the second is judged.
-		if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" $suites >/dev/null); then
-			say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
-			mv "$log" "$log.1"
-			boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
-			rc=$?
-		fi
-		rm -f "$initrd"
-		[ -n "${VM_SHOW:-}" ] && sed -n '/^@@RUN/,/^@@TEST/{/^@@/d;p}' "$log" | tr -d '\r'
-		[ $rc -eq 124 ] && say "$kernel/$group: timed out after ${TIMEOUT}s"
-		if judge "$kernel" "$group" "$log" $suites; then
-			verdict=pass
-			say "$kernel/$group: ok ($(( $(date +%s) - start ))s, $(sed -n 's/^@@BOOTED //p' "$log" | tr -d '\r'))"
-		else
-			verdict=fail
-			say "$kernel/$group: FAILED; guest log kept in $log"
-			failed_runs+=("$kernel/$group")
-		fi
-		for r in ${VM_RESULTS:-}; do
-			[ "${r%%=*}" = "$group" ] &&
-				"$here/record.sh" "${group^^}" "$log" "$group" "$verdict" >> "${r#*=}"
-		done
+		runs+=("$kernel $group $accel $extra $suites")
 	done
 done < "$GROUPS_FILE"
+
+declare -A pending=()
+for r in "${runs[@]}"; do
+	read -r kernel group accel extra suites <<<"$r"
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	# shellcheck disable=SC2086 # suites: one per word
+	run_one "$kernel" "$group" "$accel" "$extra" $suites > "$logs/$kernel-$group.out" 2>&1 &
+	pending[$!]="$kernel $group"
+	# Print runs in the order they finish, as soon as they do.
+	for pid in "${!pending[@]}"; do
+		kill -0 "$pid" 2>/dev/null && continue
+		wait "$pid"
+		collect ${pending[$pid]}
+		unset "pending[$pid]"
+	done
+done
+for pid in "${!pending[@]}"; do
+	wait "$pid"
+	collect ${pending[$pid]}
+done
 
 echo "vm: ${total_pass} passed, ${total_fail} failed"
 if [ ${#failed_runs[@]} -gt 0 ]; then
