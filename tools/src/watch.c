@@ -3,6 +3,12 @@
  * kmemctl watch: print kmem_ro events as they arrive - module loads and
  * unloads, and probe-count snapshots of any process that asked for them
  * (KMEM_RO_IOC_EVENTS_SNAPSHOT) - as text or one JSON object per line.
+ *
+ * The netlink groups are CAP_SYS_ADMIN's: genl_bind() (6.1, 6.12, 7.3)
+ * lets a family gate a multicast group by a capability flag only, never by
+ * who holds the device, and module addresses must not reach every user.
+ * A member of the device's group may read the module list itself, so for
+ * them module events come from polling it through the device.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,11 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include "json.h"
 #include "kmemctl.h"
+#include "modlist.h"
 #include "parse.h"
 
-#define WATCH_USAGE "Usage: kmemctl watch [--json] [--modules] [--snapshots] [--count N]\n"
+#define WATCH_USAGE "Usage: kmemctl watch [--json] [--modules] [--snapshots] [--count N] [--interval MS]\n"
+#define POLL_MS_DEFAULT	250
 
 static volatile sig_atomic_t stop_sig;
 
@@ -120,6 +131,89 @@ static void print_lost(bool json, const char *why, uint64_t dropped)
 	}
 }
 
+/* A module is announced once it is live, and gone once it is not. */
+static bool live(const struct mod *m)
+{
+	return !strcmp(m->state, "MODULE_STATE_LIVE");
+}
+
+static bool listed(const struct mod *m, const struct mod *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (live(&in[i]) && in[i].base == m->base &&
+		    !strcmp(in[i].name, m->name))
+			return true;
+	return false;
+}
+
+static void poll_event(bool json, int type, const struct mod *m, uint64_t seq)
+{
+	struct kmemdev_event e = { .type = type, .seq = seq };
+
+	snprintf(e.module.name, sizeof(e.module.name), "%s", m->name);
+	e.module.base = m->base;
+	e.module.size = m->size;
+	e.module.text_size = m->text_size;
+	if (json)
+		print_json(&e);
+	else
+		print_text(&e);
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* a stop signal ends it early */
+}
+
+/*
+ * Module events by polling the module list every @ms: the differences
+ * between two reads, unloads first.  A module loaded and unloaded within
+ * one interval is not seen.
+ */
+static int watch_by_polling(const struct kmemctl *ctx, bool json,
+			    unsigned long count, unsigned long ms)
+{
+	struct mod *old = NULL, *cur;
+	size_t nold = 0, ncur, i;
+	uint64_t seen = 0;
+	struct modlist ml;
+	int err;
+
+	if (modlist_open(&ml, ctx, "watch"))
+		return KMEMCTL_EXIT_ERROR;
+	err = modlist_read(&ml, &old, &nold);
+	if (err)
+		goto out;
+	fprintf(stderr, "kmemctl: watching modules (polling the module list "
+		"every %lu ms: module events need CAP_SYS_ADMIN)\n", ms);
+	while (!stop_sig && (!count || seen < count)) {
+		sleep_ms(ms);
+		if (stop_sig)
+			break;
+		err = modlist_read(&ml, &cur, &ncur);
+		if (err)
+			break;
+		for (i = 0; i < nold && (!count || seen < count); i++)
+			if (live(&old[i]) && !listed(&old[i], cur, ncur))
+				poll_event(json, KMEMDEV_EVENT_MODULE_UNLOADED,
+					   &old[i], ++seen);
+		for (i = 0; i < ncur && (!count || seen < count); i++)
+			if (live(&cur[i]) && !listed(&cur[i], old, nold))
+				poll_event(json, KMEMDEV_EVENT_MODULE_LOADED,
+					   &cur[i], ++seen);
+		fflush(stdout);
+		free(old);
+		old = cur;
+		nold = ncur;
+	}
+out:
+	free(old);
+	modlist_close(&ml);
+	return err ? KMEMCTL_EXIT_ERROR : KMEMCTL_EXIT_OK;
+}
+
 int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -127,6 +221,7 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 		{ "modules",   no_argument,       NULL, 'm' },
 		{ "snapshots", no_argument,       NULL, 's' },
 		{ "count",     required_argument, NULL, 'n' },
+		{ "interval",  required_argument, NULL, 'i' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -134,13 +229,12 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 	struct kmemdev_events *ev;
 	unsigned int groups = 0;
 	uint64_t seen = 0, dropped = 0;
-	unsigned long count = 0;
+	unsigned long count = 0, poll_ms = POLL_MS_DEFAULT;
 	uint64_t n;
 	bool json = false, base;
 	int c, err;
 
-	(void)ctx;	/* netlink, not the device node */
-	while ((c = getopt_long(argc, argv, "+:jmsn:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jmsn:i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -156,16 +250,26 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 				return kmemctl_usage_err("watch: bad --count '%s'", optarg);
 			count = (unsigned long)n;
 			break;
+		case 'i':
+			if (parse_u64(optarg, 10, 60000, &n))
+				return kmemctl_usage_err("watch: bad --interval '%s' "
+							 "(10 to 60000 ms)", optarg);
+			poll_ms = (unsigned long)n;
+			break;
 		case 'h':
 			printf(WATCH_USAGE
 			       "Print kmem_ro events as they arrive, until interrupted: module\n"
 			       "loads and unloads, and the probe-count snapshots that probe owners\n"
-			       "request.  Needs CAP_SYS_ADMIN.\n"
+			       "request.  The event groups need CAP_SYS_ADMIN; a member of the\n"
+			       "device's group without it gets module events by polling the\n"
+			       "module list through the device (snapshots need CAP_SYS_ADMIN).\n"
 			       "  -j, --json       one JSON object per line; \"event\" is\n"
 			       "                   module_loaded, module_unloaded, snapshot or lost\n"
 			       "  -m, --modules    module events only\n"
 			       "  -s, --snapshots  snapshot events only (default: both kinds)\n"
-			       "  -n, --count N    exit after N events\n");
+			       "  -n, --count N    exit after N events\n"
+			       "  -i, --interval MS  polling period without CAP_SYS_ADMIN "
+			       "(default %d)\n", POLL_MS_DEFAULT);
 			return KMEMCTL_EXIT_OK;
 		default:
 			return kmemctl_bad_option(c, argv);
@@ -188,6 +292,13 @@ int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 		return KMEMCTL_EXIT_ERROR;
 	}
 	err = kmemdev_events_subscribe(ev, groups);
+	/* Not root, but may read the module list: poll it (see the top). */
+	if (err == -EPERM && groups != KMEMDEV_EVENTS_SNAPSHOTS &&
+	    !access(ctx->device, R_OK)) {
+		kmemdev_events_close(ev);
+		catch_stop();
+		return watch_by_polling(ctx, json, count, poll_ms);
+	}
 	if (err) {
 		kmemctl_err(KMEMDEV_OP_EVENTS, err, "watch: subscribe to %s%s%s",
 			    groups & KMEMDEV_EVENTS_MODULES ? "modules" : "",
