@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Kernel symbols from /proc/kallsyms.
+ * Kernel symbols: from /proc/kallsyms where it shows real addresses, else
+ * from the kernel's own tables through the device (kallsyms.c).
  *
  * Lines look like "ffffffff81000000 T _text" or, for modules,
  * "ffffffffc0a01000 t foo_init\t[foo]".  A full kernel with modules has
@@ -369,16 +370,82 @@ int kmemdev__set_kallsyms_path(struct kmemdev *h, const char *path)
 	return kmemdev__set_path(h, &h->sym_lock, syms_loaded, &h->kallsyms_path, path);
 }
 
+static int device_sym(void *arg, uint64_t addr, char type, const char *name,
+		      const char *module)
+{
+	struct line l = {
+		.addr = addr,
+		.type = type,
+		.name = name,
+		.name_len = strlen(name),
+		.mod = module,
+		.mod_len = module ? strlen(module) : 0,
+	};
+
+	return add_line(arg, &l);
+}
+
+/* The kernel's own tables through the device (kallsyms.c). */
+static int load_device(struct kmemdev *h)
+{
+	struct parser ps = { 0 };
+	int err;
+
+	err = kmemdev__kallsyms_read(h, device_sym, &ps);
+	if (!err)
+		err = build(&ps, &h->syms);
+	if (err)
+		free(ps.strings);
+	free(ps.syms);
+	return err;
+}
+
+/* Lines read before /proc/kallsyms counts as showing only zeros. */
+#define KALLSYMS_PROBE_LINES	1024
+
+/*
+ * Does this open /proc/kallsyms show real addresses?  kallsyms_show_value()
+ * decides once per open file; a few leading symbols (x86_64 percpu ones)
+ * are really at 0, so look until one is not.
+ */
+static bool shows_addresses(FILE *f)
+{
+	char *buf = NULL;
+	size_t bufsz = 0;
+	struct line l;
+	bool real = false;
+	int n;
+
+	for (n = 0; n < KALLSYMS_PROBE_LINES && getline(&buf, &bufsz, f) >= 0; n++)
+		if (parse_line(buf, &l) && l.addr) {
+			real = true;
+			break;
+		}
+	free(buf);
+	rewind(f);
+	return real;
+}
+
 static int load(struct kmemdev *h)
 {
 	const char *path = h->kallsyms_path ? h->kallsyms_path : KMEMDEV_KALLSYMS;
+	bool device = !h->kallsyms_path &&
+		      !kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO);
 	FILE *f;
 	int err;
 
 	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		if (device)
+			return load_device(h);
 		/* ENOENT is reserved for "no such symbol". */
 		return errno == ENOENT ? -ENODATA : -errno;
+	}
+	/* /proc/kallsyms where it shows real addresses, else the device. */
+	if (device && !shows_addresses(f)) {
+		fclose(f);
+		return load_device(h);
+	}
 	err = kmemdev__symtab_parse(f, &h->syms);
 	fclose(f);
 	return err;
