@@ -134,6 +134,7 @@ struct kmemdev_kseg {
 };
 
 struct btf;
+struct kmemdev_sym_one;
 
 struct kmemdev {
 	int fd;				/* the device; -1 for kcore */
@@ -151,6 +152,7 @@ struct kmemdev {
 	int sym_err;			/* sticky load error, 0 if none */
 	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
 	struct kmemdev_symtab syms;
+	struct kmemdev_sym_one *found;	/* by-name answers before a table */
 
 	/* Kernel BTF (btf.c): loaded once, read-only afterwards. */
 	pthread_mutex_t btf_lock;
@@ -270,6 +272,16 @@ KMEMDEV_INTERNAL int kmemdev__kallsyms_modules(struct kmemdev *h, uint64_t head,
  */
 KMEMDEV_INTERNAL int kmemdev__kallsyms_read(struct kmemdev *h,
 					    kmemdev__sym_fn fn, void *arg);
+
+/*
+ * One vmlinux symbol by name through the device, without building a table:
+ * *sym gets its addr and type (name and module are left to the caller),
+ * the lowest address among equal names.  -ENOENT if vmlinux has none, else
+ * as kmemdev__kallsyms_read().
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_find_core(struct kmemdev *h,
+						 const char *name,
+						 struct kmemdev_sym *sym);
 
 /* Release the symbol state of a handle (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);

@@ -604,27 +604,74 @@ static int core_sym(void *arg, uint64_t addr, char type, const char *name,
 	return w->fn(w->arg, addr, type, name, module);
 }
 
-int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+/* The vmlinux symbols of the running kernel's tables, in their order. */
+static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 {
-	struct core_walk w = { .fn = fn, .arg = arg };
 	const char *desc;
 	size_t len, dlen;
 	char *note;
 	int err;
 
-	if (!h || !fn)
-		return -EINVAL;
 	err = kmemdev__vmcoreinfo_read(h, &note, &len);
 	if (err)
 		return err;
 	err = kmemdev__vmcoreinfo_parse(note, len, &desc, &dlen);
 	if (!err)
-		err = core_symbols(h, desc, dlen, core_sym, &w);
+		err = core_symbols(h, desc, dlen, fn, arg);
 	free(note);
+	return err;
+}
+
+int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+{
+	struct core_walk w = { .fn = fn, .arg = arg };
+	int err;
+
+	if (!h || !fn)
+		return -EINVAL;
+	err = core_read(h, core_sym, &w);
 	if (err)
 		return err;
 	/* A kernel without modules (or without BTF for them) stops here. */
 	if (!w.modules)
 		return 0;
 	return kmemdev__kallsyms_modules(h, w.modules, fn, arg);
+}
+
+struct core_find {
+	const char *name;
+	struct kmemdev_sym *out;
+	bool found;
+};
+
+/* The first of equal names in kmemdev_symbol_find()'s order: lowest address. */
+static int find_sym(void *arg, uint64_t addr, char type, const char *name,
+		    const char *module)
+{
+	struct core_find *f = arg;
+
+	(void)module;
+	if (strcmp(name, f->name) || (f->found && f->out->addr <= addr))
+		return 0;
+	f->out->addr = addr;
+	f->out->type = type;
+	f->found = true;
+	return 0;
+}
+
+int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *name,
+				struct kmemdev_sym *sym)
+{
+	struct core_find f = { .name = name, .out = sym };
+	int err;
+
+	if (!h || !name || !sym)
+		return -EINVAL;
+	err = core_read(h, find_sym, &f);
+	if (err)
+		return err;
+	if (!f.found)
+		return -ENOENT;
+	sym->module = NULL;
+	return 0;
 }

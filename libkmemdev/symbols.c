@@ -471,9 +471,30 @@ static int symbols(struct kmemdev *h, const struct kmemdev_symtab **tab)
 	return err;
 }
 
+/* A by-name answer kept until the table replaces it (see find_one()). */
+struct kmemdev_sym_one {
+	struct kmemdev_sym_one *next;
+	struct kmemdev_sym sym;
+	char name[];
+};
+
+/* Single lookups before the whole table is worth building. */
+#define FIND_ONE_MAX	2
+
+static void found_free(struct kmemdev *h)
+{
+	while (h->found) {
+		struct kmemdev_sym_one *n = h->found->next;
+
+		free(h->found);
+		h->found = n;
+	}
+}
+
 void kmemdev__symbols_invalidate(struct kmemdev *h)
 {
 	pthread_mutex_lock(&h->sym_lock);
+	found_free(h);
 	kmemdev__symtab_free(&h->syms);
 	h->sym_loaded = false;
 	h->sym_err = 0;
@@ -482,11 +503,58 @@ void kmemdev__symbols_invalidate(struct kmemdev *h)
 
 void kmemdev__symbols_release(struct kmemdev *h)
 {
+	found_free(h);
 	kmemdev__symtab_free(&h->syms);
 	free(h->kallsyms_path);
 	h->kallsyms_path = NULL;
 	h->sym_loaded = false;
 	h->sym_err = 0;
+}
+
+/*
+ * A one-shot command needs a symbol or two (init_task): decoding the
+ * vmlinux tables through the device for that name costs a fraction of
+ * building the sorted table of every symbol (or of reading /proc/kallsyms,
+ * which the kernel formats line by line), and needs no BTF.  Same answer:
+ * vmlinux wins over modules, the lowest address among equal names, and
+ * the device's vmlinux entries are /proc/kallsyms' (tests/vm/
+ * kallsyms_test.c).  0 with *sym, or 1: use the table.
+ */
+static int find_one(struct kmemdev *h, const char *name,
+		    const struct kmemdev_sym **sym)
+{
+	struct kmemdev_sym_one *one;
+	struct kmemdev_sym s;
+	size_t n = 0, len;
+	int ret = 1;
+
+	if (h->kallsyms_path || kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO))
+		return 1;
+	pthread_mutex_lock(&h->sym_lock);
+	if (h->sym_loaded)
+		goto out;
+	for (one = h->found; one; one = one->next, n++)
+		if (!strcmp(one->name, name)) {
+			*sym = &one->sym;
+			ret = 0;
+			goto out;
+		}
+	if (n >= FIND_ONE_MAX || kmemdev__kallsyms_find_core(h, name, &s))
+		goto out;	/* a module's symbol, or an error: the table says */
+	len = strlen(name);
+	one = malloc(sizeof(*one) + len + 1);
+	if (!one)
+		goto out;
+	memcpy(one->name, name, len + 1);
+	one->sym = s;
+	one->sym.name = one->name;
+	one->next = h->found;
+	h->found = one;
+	*sym = &one->sym;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&h->sym_lock);
+	return ret;
 }
 
 int kmemdev_symbol_find(struct kmemdev *h, const char *name,
@@ -497,6 +565,8 @@ int kmemdev_symbol_find(struct kmemdev *h, const char *name,
 
 	if (!h || !name || !sym)
 		return -EINVAL;
+	if (!find_one(h, name, sym))
+		return 0;
 	err = symbols(h, &tab);
 	if (err)
 		return err;
