@@ -174,8 +174,12 @@ START_TEST(ps_every_backend)
 }
 END_TEST
 
-START_TEST(pagemap_self)
+/* README's steps: info and pagemap self besides the verbs above. */
+START_TEST(info_and_pagemap_self)
 {
+	same_as_root("info");
+	ck_assert_msg(member("pagemap self") == 0, "%s", merr);
+	ck_assert_msg(strstr(mout, "[stack]"), "%s", mout);
 	ck_assert_msg(member("pagemap self --summary") == 0, "%s", merr);
 	ck_assert_msg(strstr(mout, "present"), "%s", mout);
 }
@@ -213,7 +217,7 @@ static Suite *member_suite(void)
 	tcase_add_test(tc, struct_and_list);
 	tcase_add_test(tc, modules_are_proc_modules);
 	tcase_add_test(tc, ps_every_backend);
-	tcase_add_test(tc, pagemap_self);
+	tcase_add_test(tc, info_and_pagemap_self);
 	tcase_add_test(tc, probe_list_not_on_symbols);
 	tcase_add_test(tc, outsider_gets_one_line);
 	suite_add_tcase(s, tc);
