@@ -839,7 +839,7 @@ START_TEST(kmemctl_info_text_and_json)
 	char *text[] = { "kmemctl", "info", NULL }, *json[] = { "kmemctl", "info", "--json", NULL };
 	static char out[16384], err[4096];
 	struct kmem_ro_info info;
-	char want[64];
+	char want[128];
 	int fd = vt_open_dev();
 
 	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
@@ -849,11 +849,16 @@ START_TEST(kmemctl_info_text_and_json)
 	ck_assert_ptr_nonnull(strstr(out, want));
 	ck_assert_ptr_nonnull(strstr(out, "System RAM"));
 	ck_assert_ptr_nonnull(strstr(out, "ioctl magic:  0xBE\n"));
+	snprintf(want, sizeof(want), "vmcoreinfo:   0x%016llx (physical, %u bytes)\n",
+		 (unsigned long long)info.vmcoreinfo_addr, info.vmcoreinfo_size);
+	ck_assert_msg(strstr(out, want), "%s", out);
+	snprintf(want, sizeof(want), "0x%016llx", (unsigned long long)info.text_start);
 	ck_assert_int_eq(vt_exec(0, 0, json, out, sizeof(out), err, sizeof(err)), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(out[0], '{');
 	ck_assert_int_eq(vt_json_num(out, "abi_version"), KMEM_RO_ABI_VERSION);
 	ck_assert_ptr_nonnull(strstr(out, "\"ioctl_magic\":\"0xbe\""));
+	ck_assert_int_eq(vt_json_num(out, "vmcoreinfo_size"), info.vmcoreinfo_size);
 	ck_assert_ptr_nonnull(strstr(out, want));
 	close(fd);
 }
