@@ -40,17 +40,13 @@ static void teardown(void)
 static int __attribute__((format(printf, 1, 2))) member(const char *fmt, ...)
 {
 	static const gid_t groups[] = { MONITOR_GID };
-	char cmd[1024], *argv[64], *save = NULL, *w;
+	char cmd[1024], *argv[64];
 	va_list ap;
-	int n = 0;
 
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	argv[n++] = "kmemctl";
-	for (w = strtok_r(cmd, " ", &save); w && n < 63; w = strtok_r(NULL, " ", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
+	kmemctl_argv(cmd, argv);
 	mout[0] = merr[0] = '\0';
 	return vt_exec_groups(MEMBER_UID, MEMBER_UID, groups, 1, argv, mout,
 			      sizeof(mout), merr, sizeof(merr));
