@@ -385,18 +385,36 @@ static int device_sym(void *arg, uint64_t addr, char type, const char *name,
 	return add_line(arg, &l);
 }
 
+/* Whole reads of the module list before its changes count as an error. */
+#define MODULE_LIST_TRIES	3
+
+/*
+ * A module leaving while its symbols are read fails that read (its memory
+ * is gone, or its list pointer leads elsewhere): read everything again,
+ * as a load error would otherwise stick to the handle.
+ */
+static bool list_changed(int err)
+{
+	return err == -EFAULT || err == -ENXIO || err == -ELOOP || err == -EPROTO;
+}
+
 /* The kernel's own tables through the device (kallsyms.c). */
 static int load_device(struct kmemdev *h)
 {
-	struct parser ps = { 0 };
-	int err;
+	int err, tries = 0;
 
-	err = kmemdev__kallsyms_read(h, device_sym, &ps);
-	if (!err)
-		err = build(&ps, &h->syms);
-	if (err)
-		free(ps.strings);
-	free(ps.syms);
+	do {
+		struct parser ps = { 0 };
+
+		err = kmemdev__kallsyms_read(h, device_sym, &ps);
+		if (!err)
+			err = build(&ps, &h->syms);
+		if (err) {
+			free(ps.strings);
+			kmemdev__symtab_free(&h->syms);
+		}
+		free(ps.syms);
+	} while (list_changed(err) && ++tries < MODULE_LIST_TRIES);
 	return err;
 }
 
