@@ -134,6 +134,7 @@ struct kmemdev_kseg {
 };
 
 struct btf;
+struct kmemdev_sym_one;
 
 struct kmemdev {
 	int fd;				/* the device; -1 for kcore */
@@ -151,6 +152,7 @@ struct kmemdev {
 	int sym_err;			/* sticky load error, 0 if none */
 	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
 	struct kmemdev_symtab syms;
+	struct kmemdev_sym_one *found;	/* by-name answers before a table */
 
 	/* Kernel BTF (btf.c): loaded once, read-only afterwards. */
 	pthread_mutex_t btf_lock;
@@ -190,6 +192,96 @@ KMEMDEV_INTERNAL int kmemdev__symtab_find(const struct kmemdev_symtab *tab,
 KMEMDEV_INTERNAL int kmemdev__symtab_nearest(const struct kmemdev_symtab *tab,
 					     uint64_t addr,
 					     const struct kmemdev_sym **sym);
+
+/*
+ * Symbols through the device (kallsyms.c).  A symbol callback: module is
+ * NULL for vmlinux; name is valid for the call only.  A non-zero return
+ * stops the walk and is returned.
+ */
+typedef int (*kmemdev__sym_fn)(void *arg, uint64_t addr, char type,
+			       const char *name, const char *module);
+
+/*
+ * The VMCOREINFO note: an ELF note named "VMCOREINFO" whose descriptor is
+ * "KEY=VALUE\n" lines.  parse: the descriptor of the note in note[0..len),
+ * -EPROTO if it is not one.  value: the VALUE of KEY (not NUL-terminated),
+ * -ENOENT if absent.  symbol: SYMBOL(name)'s hex address, -EPROTO if it is
+ * not hex.
+ */
+KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_parse(const void *note, size_t len,
+					       const char **desc,
+					       size_t *desc_len);
+KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_value(const char *desc, size_t len,
+					       const char *key,
+					       const char **val,
+					       size_t *val_len);
+KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_symbol(const char *desc, size_t len,
+						const char *name,
+						uint64_t *addr);
+/* Read the running kernel's note (INFO's vmcoreinfo_addr) into *note (free()). */
+KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_read(struct kmemdev *h, char **note,
+					      size_t *len);
+
+/**
+ * struct kmemdev_kallsyms - the kernel's kallsyms tables, read into memory
+ * @names: kallsyms_names: per symbol a length (one byte, or two when the
+ *	first has bit 7 set: "big" symbols, 6.1+) and that many token bytes
+ * @names_len: bytes readable at @names (may extend past the table)
+ * @tokens: kallsyms_token_table: 256 NUL-terminated strings
+ * @tokens_len: bytes readable at @tokens
+ * @token_index: kallsyms_token_index: offset of token i in @tokens
+ * @offsets: kallsyms_offsets, @num_syms of them
+ * @num_syms: kallsyms_num_syms
+ * @offsets_addr: kernel address of kallsyms_offsets (7.3: each offset is
+ *	relative to its own address, offset_to_ptr())
+ * @relative_base: kallsyms_relative_base (6.1, 6.12)
+ * @has_relative_base: VMCOREINFO names kallsyms_relative_base
+ */
+struct kmemdev_kallsyms {
+	const uint8_t *names;
+	size_t names_len;
+	const char *tokens;
+	size_t tokens_len;
+	const uint16_t *token_index;
+	const int32_t *offsets;
+	uint32_t num_syms;
+	uint64_t offsets_addr;
+	uint64_t relative_base;
+	bool has_relative_base;
+};
+
+/*
+ * Call fn for each named symbol of the tables in their order, as
+ * /proc/kallsyms prints core symbols (type letter: the first character of
+ * the expanded name).  -EPROTO for tables that do not decode.
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
+					      kmemdev__sym_fn fn, void *arg);
+
+/*
+ * Symbols of every module on the list at head (&modules), as
+ * module_get_kallsym() and s_show() print them.  Needs BTF.
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_modules(struct kmemdev *h, uint64_t head,
+					       kmemdev__sym_fn fn, void *arg);
+
+/*
+ * Every symbol through the device: core, then modules.  -EOPNOTSUPP when
+ * the handle is no device or the driver lacks KMEM_RO_FEAT_VMCOREINFO, or
+ * the kernel's VMCOREINFO names no kallsyms tables (before 6.0).
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_read(struct kmemdev *h,
+					    kmemdev__sym_fn fn, void *arg);
+
+/*
+ * One vmlinux symbol by name through the device, without building a table:
+ * *sym gets its addr and type (name and module are left to the caller),
+ * the lowest address among equal names.  -ENOENT if vmlinux has none, else
+ * as kmemdev__kallsyms_read().
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_find_core(struct kmemdev *h,
+						 const char *name,
+						 struct kmemdev_sym *sym);
 
 /* Release the symbol state of a handle (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);

@@ -24,7 +24,7 @@ static const struct op_text texts[] = {
 	{ KMEMDEV_OP_OPEN, ENOENT, "no kmem_ro device: is the kmem_ro module loaded? (modprobe kmem_ro)" },
 	{ KMEMDEV_OP_OPEN, ENXIO, "no kmem_ro device: is the kmem_ro module loaded? (modprobe kmem_ro)" },
 	{ KMEMDEV_OP_OPEN, ENODEV, "no kmem_ro device: is the kmem_ro module loaded? (modprobe kmem_ro)" },
-	{ KMEMDEV_OP_OPEN, EACCES, "permission denied: the device is root:kmem_ro 0440, join its group" },
+	{ KMEMDEV_OP_OPEN, EACCES, "permission denied: add yourself to group kmem_ro (usermod -aG kmem_ro USER) and log in again" },
 	{ KMEMDEV_OP_OPEN, EPERM, "not permitted: kernel lockdown (confidentiality) forbids reading kernel memory, or the module requires CAP_SYS_RAWIO (require_rawio)" },
 	{ KMEMDEV_OP_OPEN, EPROTO, "driver/library ABI mismatch: the kmem_ro driver does not offer the INFO handshake of ABI version 1 or later" },
 	{ KMEMDEV_OP_OPEN, ENOTTY, "not a kmem_ro device (it does not answer KMEM_RO_IOC_INFO)" },
@@ -41,8 +41,8 @@ static const struct op_text texts[] = {
 	{ KMEMDEV_OP_INFO, EOVERFLOW, "the driver reported more System RAM ranges than the library can return" },
 
 	/* by name: kmemdev_symbol(), _symbol_find(), _parse_addr(), _probe_*() */
-	{ KMEMDEV_OP_SYMBOL, ENOENT, "no such symbol in /proc/kallsyms" },
-	{ KMEMDEV_OP_SYMBOL, EACCES, "permission denied: /proc/kallsyms hides addresses (kernel.kptr_restrict, or CAP_SYSLOG missing)" },
+	{ KMEMDEV_OP_SYMBOL, ENOENT, "no such symbol in the kernel or its modules" },
+	{ KMEMDEV_OP_SYMBOL, EACCES, "permission denied: /proc/kallsyms hides addresses (kptr_restrict, no CAP_SYSLOG) and no kmem_ro device gives them" },
 	{ KMEMDEV_OP_SYMBOL, ENODATA, "no kernel symbols: /proc/kallsyms is missing or empty (procfs not mounted, or no CONFIG_KALLSYMS)" },
 	{ KMEMDEV_OP_SYMBOL, EINVAL, "malformed address expression or name, or a NULL argument" },
 	{ KMEMDEV_OP_SYMBOL, ERANGE, "a number or the resulting address does not fit in 64 bits" },
@@ -50,8 +50,8 @@ static const struct op_text texts[] = {
 	{ KMEMDEV_OP_SYMBOL, EOVERFLOW, "more matches than the library can count" },
 
 	/* by address: kmemdev_symbolize() */
-	{ KMEMDEV_OP_SYMBOLIZE, ENOENT, "no symbol in /proc/kallsyms at or below the address" },
-	{ KMEMDEV_OP_SYMBOLIZE, EACCES, "permission denied: /proc/kallsyms hides addresses (kernel.kptr_restrict, or CAP_SYSLOG missing)" },
+	{ KMEMDEV_OP_SYMBOLIZE, ENOENT, "no kernel or module symbol at or below the address" },
+	{ KMEMDEV_OP_SYMBOLIZE, EACCES, "permission denied: /proc/kallsyms hides addresses (kptr_restrict, no CAP_SYSLOG) and no kmem_ro device gives them" },
 	{ KMEMDEV_OP_SYMBOLIZE, ENODATA, "no kernel symbols: /proc/kallsyms is missing or empty (procfs not mounted, or no CONFIG_KALLSYMS)" },
 
 	/* kmemdev_read(), kmemdev_map(), kmemdev_readv() */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Kernel symbols from /proc/kallsyms.
+ * Kernel symbols: from /proc/kallsyms where it shows real addresses, else
+ * from the kernel's own tables through the device (kallsyms.c).
  *
  * Lines look like "ffffffff81000000 T _text" or, for modules,
  * "ffffffffc0a01000 t foo_init\t[foo]".  A full kernel with modules has
@@ -369,16 +370,100 @@ int kmemdev__set_kallsyms_path(struct kmemdev *h, const char *path)
 	return kmemdev__set_path(h, &h->sym_lock, syms_loaded, &h->kallsyms_path, path);
 }
 
+static int device_sym(void *arg, uint64_t addr, char type, const char *name,
+		      const char *module)
+{
+	struct line l = {
+		.addr = addr,
+		.type = type,
+		.name = name,
+		.name_len = strlen(name),
+		.mod = module,
+		.mod_len = module ? strlen(module) : 0,
+	};
+
+	return add_line(arg, &l);
+}
+
+/* Whole reads of the module list before its changes count as an error. */
+#define MODULE_LIST_TRIES	3
+
+/*
+ * A module leaving while its symbols are read fails that read (its memory
+ * is gone, or its list pointer leads elsewhere): read everything again,
+ * as a load error would otherwise stick to the handle.
+ */
+static bool list_changed(int err)
+{
+	return err == -EFAULT || err == -ENXIO || err == -ELOOP || err == -EPROTO;
+}
+
+/* The kernel's own tables through the device (kallsyms.c). */
+static int load_device(struct kmemdev *h)
+{
+	int err, tries = 0;
+
+	do {
+		struct parser ps = { 0 };
+
+		err = kmemdev__kallsyms_read(h, device_sym, &ps);
+		if (!err)
+			err = build(&ps, &h->syms);
+		if (err) {
+			free(ps.strings);
+			kmemdev__symtab_free(&h->syms);
+		}
+		free(ps.syms);
+	} while (list_changed(err) && ++tries < MODULE_LIST_TRIES);
+	return err;
+}
+
+/* Lines read before /proc/kallsyms counts as showing only zeros. */
+#define KALLSYMS_PROBE_LINES	1024
+
+/*
+ * Does this open /proc/kallsyms show real addresses?  kallsyms_show_value()
+ * decides once per open file; a few leading symbols (x86_64 percpu ones)
+ * are really at 0, so look until one is not.
+ */
+static bool shows_addresses(FILE *f)
+{
+	char *buf = NULL;
+	size_t bufsz = 0;
+	struct line l;
+	bool real = false;
+	int n;
+
+	for (n = 0; n < KALLSYMS_PROBE_LINES && getline(&buf, &bufsz, f) >= 0; n++)
+		if (parse_line(buf, &l) && l.addr) {
+			real = true;
+			break;
+		}
+	free(buf);
+	rewind(f);
+	return real;
+}
+
 static int load(struct kmemdev *h)
 {
 	const char *path = h->kallsyms_path ? h->kallsyms_path : KMEMDEV_KALLSYMS;
+	bool device = !h->kallsyms_path &&
+		      !kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO);
 	FILE *f;
 	int err;
 
 	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		if (device)
+			return load_device(h);
 		/* ENOENT is reserved for "no such symbol". */
 		return errno == ENOENT ? -ENODATA : -errno;
+	}
+	/* /proc/kallsyms where it shows real addresses, else the device. */
+	if (device && !shows_addresses(f)) {
+		fclose(f);
+		return load_device(h);
+	}
 	err = kmemdev__symtab_parse(f, &h->syms);
 	fclose(f);
 	return err;
@@ -404,9 +489,30 @@ static int symbols(struct kmemdev *h, const struct kmemdev_symtab **tab)
 	return err;
 }
 
+/* A by-name answer kept until the table replaces it (see find_one()). */
+struct kmemdev_sym_one {
+	struct kmemdev_sym_one *next;
+	struct kmemdev_sym sym;
+	char name[];
+};
+
+/* Single lookups before the whole table is worth building. */
+#define FIND_ONE_MAX	2
+
+static void found_free(struct kmemdev *h)
+{
+	while (h->found) {
+		struct kmemdev_sym_one *n = h->found->next;
+
+		free(h->found);
+		h->found = n;
+	}
+}
+
 void kmemdev__symbols_invalidate(struct kmemdev *h)
 {
 	pthread_mutex_lock(&h->sym_lock);
+	found_free(h);
 	kmemdev__symtab_free(&h->syms);
 	h->sym_loaded = false;
 	h->sym_err = 0;
@@ -415,11 +521,58 @@ void kmemdev__symbols_invalidate(struct kmemdev *h)
 
 void kmemdev__symbols_release(struct kmemdev *h)
 {
+	found_free(h);
 	kmemdev__symtab_free(&h->syms);
 	free(h->kallsyms_path);
 	h->kallsyms_path = NULL;
 	h->sym_loaded = false;
 	h->sym_err = 0;
+}
+
+/*
+ * A one-shot command needs a symbol or two (init_task): decoding the
+ * vmlinux tables through the device for that name costs a fraction of
+ * building the sorted table of every symbol (or of reading /proc/kallsyms,
+ * which the kernel formats line by line), and needs no BTF.  Same answer:
+ * vmlinux wins over modules, the lowest address among equal names, and
+ * the device's vmlinux entries are /proc/kallsyms' (tests/vm/
+ * kallsyms_test.c).  0 with *sym, or 1: use the table.
+ */
+static int find_one(struct kmemdev *h, const char *name,
+		    const struct kmemdev_sym **sym)
+{
+	struct kmemdev_sym_one *one;
+	struct kmemdev_sym s;
+	size_t n = 0, len;
+	int ret = 1;
+
+	if (h->kallsyms_path || kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO))
+		return 1;
+	pthread_mutex_lock(&h->sym_lock);
+	if (h->sym_loaded)
+		goto out;
+	for (one = h->found; one; one = one->next, n++)
+		if (!strcmp(one->name, name)) {
+			*sym = &one->sym;
+			ret = 0;
+			goto out;
+		}
+	if (n >= FIND_ONE_MAX || kmemdev__kallsyms_find_core(h, name, &s))
+		goto out;	/* a module's symbol, or an error: the table says */
+	len = strlen(name);
+	one = malloc(sizeof(*one) + len + 1);
+	if (!one)
+		goto out;
+	memcpy(one->name, name, len + 1);
+	one->sym = s;
+	one->sym.name = one->name;
+	one->next = h->found;
+	h->found = one;
+	*sym = &one->sym;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&h->sym_lock);
+	return ret;
 }
 
 int kmemdev_symbol_find(struct kmemdev *h, const char *name,
@@ -430,6 +583,8 @@ int kmemdev_symbol_find(struct kmemdev *h, const char *name,
 
 	if (!h || !name || !sym)
 		return -EINVAL;
+	if (!find_one(h, name, sym))
+		return 0;
 	err = symbols(h, &tab);
 	if (err)
 		return err;

@@ -273,13 +273,25 @@ KMEMDEV_API int kmemdev_info_alloc(struct kmemdev *h, struct kmem_ro_info *info,
  * When several symbols share the name, vmlinux wins over modules and the
  * lowest address wins after that.
  *
+ * Where symbols come from (docs/symbols.md): a device handle whose driver
+ * reports KMEM_RO_FEAT_VMCOREINFO answers the first vmlinux names from the
+ * kernel's own kallsyms tables, decoded through the device for that name
+ * alone.  Otherwise, and for everything else, the handle builds one table:
+ * from /proc/kallsyms where that shows the caller real addresses, else
+ * from the kernel's tables and the module list through the device (the
+ * monitoring group on Debian, where /proc/kallsyms shows zeros without
+ * CAP_SYSLOG).  Entries are those /proc/kallsyms prints, except, from the
+ * device, its bpf, kprobe and ftrace pseudo-entries ("[bpf]",
+ * "[__builtin__kprobes]", "[__builtin__ftrace]", freed module init code).
+ *
  * @param h handle
  * @param name symbol name as printed by /proc/kallsyms, without "[module]"
  * @param addr receives the address
  * @return 0 on success, negative errno otherwise: -ENOENT (no such
  *	symbol), -EACCES (/proc/kallsyms hides addresses: kernel.kptr_restrict
- *	or missing CAP_SYSLOG), -EINVAL, -ENOMEM, or an error reading
- *	/proc/kallsyms
+ *	or missing CAP_SYSLOG, and no device with KMEM_RO_FEAT_VMCOREINFO),
+ *	-EPROTO (the kernel's tables do not decode), -EINVAL, -ENOMEM, or an
+ *	error reading /proc/kallsyms, the device or BTF
  */
 KMEMDEV_API int kmemdev_symbol(struct kmemdev *h, const char *name,
 			       uint64_t *addr);

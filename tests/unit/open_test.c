@@ -364,8 +364,8 @@ START_TEST(test_strerror_names_the_operation)
 		const char *has;
 	} enoent[] = {
 		{ KMEMDEV_OP_OPEN, "kmem_ro device" },
-		{ KMEMDEV_OP_SYMBOL, "no such symbol in /proc/kallsyms" },
-		{ KMEMDEV_OP_SYMBOLIZE, "/proc/kallsyms" },
+		{ KMEMDEV_OP_SYMBOL, "no such symbol in the kernel" },
+		{ KMEMDEV_OP_SYMBOLIZE, "kernel or module symbol" },
 		{ KMEMDEV_OP_BTF, "BTF" },
 		{ KMEMDEV_OP_PROBES, "probe id" },
 		{ KMEMDEV_OP_EVENTS, "event family" },

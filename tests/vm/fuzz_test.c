@@ -1344,6 +1344,7 @@ static void op_info(struct fuzz *f)
 
 	call_init(f, &c, "INFO", KMEM_RO_IOC_INFO, sizeof(*a), KMEM_RO_INFO_SIZE_VER0, 0, ok_info);
 	reserved(&c, offsetof(struct kmem_ro_info, reserved), 16);
+	reserved(&c, offsetof(struct kmem_ro_info, reserved2), 4);
 	a = (void *)c.s;
 	a->ram_addr = cap ? (uintptr_t)ram : 0;
 	a->ram_cap = cap;
@@ -1398,7 +1399,10 @@ static void op_info(struct fuzz *f)
 	    a->page_offset != f->info.page_offset || a->text_start != f->info.text_start ||
 	    a->text_end != f->info.text_end || a->vmalloc_start != f->info.vmalloc_start ||
 	    a->modules_end != f->info.modules_end || a->phys_base != f->info.phys_base ||
-	    a->ioctls != f->info.ioctls || a->reserved[0] || a->reserved[1])
+	    a->ioctls != f->info.ioctls || a->reserved[0] || a->reserved[1] ||
+	    (c.size >= KMEM_RO_INFO_SIZE_VER1 &&
+	     (a->vmcoreinfo_addr != f->info.vmcoreinfo_addr ||
+	      a->vmcoreinfo_size != f->info.vmcoreinfo_size || a->reserved2)))
 		wrong(f, "INFO: layout differs from the first answer");
 	if (!!(a->features & KMEM_RO_FEAT_MMAP_RAM) != f->mmap_ram)
 		wrong(f, "INFO: FEAT_MMAP_RAM %d with mmap_ram=%d",

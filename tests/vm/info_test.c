@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "kmemdev.h"
@@ -192,8 +193,11 @@ START_TEST(output_fields_ignored)
 	junk.ram_addr = (uintptr_t)ram2;
 	junk.ram_cap = RAM_CAP;
 	junk.reserved[0] = junk.reserved[1] = 0;
+	junk.reserved2 = 0;
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &junk), 0);
 	ck_assert_int_eq(memcmp(&clean, &junk, offsetof(struct kmem_ro_info, ram_addr)), 0);
+	ck_assert_uint_eq(junk.vmcoreinfo_addr, clean.vmcoreinfo_addr);
+	ck_assert_uint_eq(junk.vmcoreinfo_size, clean.vmcoreinfo_size);
 	ck_assert_uint_eq(junk.ram_count, clean.ram_count);
 	ck_assert_int_eq(memcmp(ram, ram2, clean.ram_count * sizeof(ram[0])), 0);
 	close(fd);
@@ -325,6 +329,62 @@ START_TEST(nonzero_reserved_is_einval)
 
 	info.reserved[_i] = 1;
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &info), -EINVAL);
+	close(fd);
+}
+END_TEST
+
+START_TEST(nonzero_reserved2_is_einval)
+{
+	struct kmem_ro_info info = { .size = sizeof(info) };
+	int fd = vt_open_dev();
+
+	info.reserved2 = 1;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &info), -EINVAL);
+	close(fd);
+}
+END_TEST
+
+/*
+ * vmcoreinfo_addr/_size: the note paddr_vmcoreinfo_note() names, read at
+ * page_offset + addr: an ELF note "VMCOREINFO" whose OSRELEASE is uname's.
+ */
+START_TEST(vmcoreinfo_note_is_the_kernels)
+{
+	struct kmem_ro_info info;
+	struct kmem_ro_iov iov;
+	struct utsname uts;
+	uint32_t nh[3];
+	char *note, *rel, want[128];
+	int fd = vt_open_dev();
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	ck_assert(info.features & KMEM_RO_FEAT_VMCOREINFO);
+	ck_assert_uint_ne(info.vmcoreinfo_addr, 0);
+	ck_assert_uint_ge(info.vmcoreinfo_size, 64);
+	ck_assert_uint_eq(info.reserved2, 0);
+	note = calloc(1, info.vmcoreinfo_size + 1);
+	ck_assert_ptr_nonnull(note);
+	iov = (struct kmem_ro_iov){
+		.addr = info.page_offset + info.vmcoreinfo_addr,
+		.len = info.vmcoreinfo_size,
+		.buf = (uintptr_t)note,
+	};
+	struct kmem_ro_readv rv = {
+		.size = sizeof(rv), .iov_addr = (uintptr_t)&iov, .iov_count = 1,
+	};
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), 0);
+	ck_assert_int_eq(iov.result, info.vmcoreinfo_size);
+	memcpy(nh, note, sizeof(nh));
+	ck_assert_uint_eq(nh[0], sizeof("VMCOREINFO"));
+	ck_assert_str_eq(note + sizeof(nh), "VMCOREINFO");
+	ck_assert_uint_le(nh[1], info.vmcoreinfo_size - sizeof(nh) - 12);
+	ck_assert_int_eq(uname(&uts), 0);
+	snprintf(want, sizeof(want), "OSRELEASE=%s\n", uts.release);
+	rel = strstr(note + sizeof(nh) + 12, want);
+	ck_assert_msg(rel, "no \"%s\" in the note", want);
+	/* It is the first line: VMCOREINFO_OSRELEASE() comes first. */
+	ck_assert_ptr_eq(rel, note + sizeof(nh) + 12);
+	free(note);
 	close(fd);
 }
 END_TEST
@@ -779,7 +839,7 @@ START_TEST(kmemctl_info_text_and_json)
 	char *text[] = { "kmemctl", "info", NULL }, *json[] = { "kmemctl", "info", "--json", NULL };
 	static char out[16384], err[4096];
 	struct kmem_ro_info info;
-	char want[64];
+	char want[128];
 	int fd = vt_open_dev();
 
 	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
@@ -789,11 +849,16 @@ START_TEST(kmemctl_info_text_and_json)
 	ck_assert_ptr_nonnull(strstr(out, want));
 	ck_assert_ptr_nonnull(strstr(out, "System RAM"));
 	ck_assert_ptr_nonnull(strstr(out, "ioctl magic:  0xBE\n"));
+	snprintf(want, sizeof(want), "vmcoreinfo:   0x%016llx (physical, %u bytes)\n",
+		 (unsigned long long)info.vmcoreinfo_addr, info.vmcoreinfo_size);
+	ck_assert_msg(strstr(out, want), "%s", out);
+	snprintf(want, sizeof(want), "0x%016llx", (unsigned long long)info.text_start);
 	ck_assert_int_eq(vt_exec(0, 0, json, out, sizeof(out), err, sizeof(err)), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(out[0], '{');
 	ck_assert_int_eq(vt_json_num(out, "abi_version"), KMEM_RO_ABI_VERSION);
 	ck_assert_ptr_nonnull(strstr(out, "\"ioctl_magic\":\"0xbe\""));
+	ck_assert_int_eq(vt_json_num(out, "vmcoreinfo_size"), info.vmcoreinfo_size);
 	ck_assert_ptr_nonnull(strstr(out, want));
 	close(fd);
 }
@@ -826,6 +891,7 @@ static Suite *info_suite(void)
 	tcase_add_test(tc, output_fields_ignored);
 	tcase_add_test(tc, vmalloc_matches_meminfo_and_vmallocinfo);
 	tcase_add_test(tc, modules_contain_kmem_ro);
+	tcase_add_test(tc, vmcoreinfo_note_is_the_kernels);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad_input");
@@ -835,6 +901,7 @@ static Suite *info_suite(void)
 	tcase_add_test(tc, larger_struct_tail_rules);
 	tcase_add_loop_test(tc, nonzero_flags_is_einval, 0, 64);
 	tcase_add_loop_test(tc, nonzero_reserved_is_einval, 0, 2);
+	tcase_add_test(tc, nonzero_reserved2_is_einval);
 	tcase_add_test(tc, ram_addr_without_cap_is_einval);
 	tcase_add_test(tc, bad_pointers_are_efault);
 	suite_add_tcase(s, tc);

@@ -25,20 +25,28 @@
 
 static char out[4 << 20], err[16384];
 
-/* kmemctl with @fmt's words (split on blanks, no quoting) as root. */
-static int __attribute__((format(printf, 1, 2), unused)) kmemctl(const char *fmt, ...)
+/* argv of kmemctl with @cmd's words (split on blanks in place, no quoting). */
+static void __attribute__((unused)) kmemctl_argv(char *cmd, char *argv[64])
 {
-	char cmd[1024], *argv[64], *save = NULL, *w;
-	va_list ap;
+	char *save = NULL, *w;
 	int n = 0;
 
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	argv[n++] = "kmemctl";
 	for (w = strtok_r(cmd, " ", &save); w && n < 63; w = strtok_r(NULL, " ", &save))
 		argv[n++] = w;
 	argv[n] = NULL;
+}
+
+/* kmemctl with @fmt's words as root. */
+static int __attribute__((format(printf, 1, 2), unused)) kmemctl(const char *fmt, ...)
+{
+	char cmd[1024], *argv[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	kmemctl_argv(cmd, argv);
 	out[0] = err[0] = '\0';
 	return vt_exec(0, 0, argv, out, sizeof(out), err, sizeof(err));
 }

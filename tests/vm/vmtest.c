@@ -415,6 +415,13 @@ static void slurp(FILE *f, char *buf, size_t sz)
 int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 	    char *err, size_t errsz)
 {
+	return vt_exec_groups(uid, gid, NULL, 0, argv, out, outsz, err, errsz);
+}
+
+int vt_exec_groups(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
+		   char *const argv[], char *out, size_t outsz, char *err,
+		   size_t errsz)
+{
 	FILE *fout = tmpfile(), *ferr = tmpfile();
 	int status;
 	pid_t pid;
@@ -423,7 +430,7 @@ int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid))
 			_exit(100);
 		dup2(fileno(fout), STDOUT_FILENO);
 		dup2(fileno(ferr), STDERR_FILENO);

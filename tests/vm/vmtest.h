@@ -73,6 +73,11 @@ int vt_open_errno(const char *path, int flags);
 int vt_exec(uid_t uid, gid_t gid, char *const argv[], char *out, size_t outsz,
 	    char *err, size_t errsz);
 
+/* vt_exec() with the supplementary groups @groups, as after login. */
+int vt_exec_groups(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
+		   char *const argv[], char *out, size_t outsz, char *err,
+		   size_t errsz);
+
 /*
  * Run @fn as NOBODY in group MONITOR_GID, with /dev/kmem_ro handed to that
  * group for the duration (as the udev rule would); returns @fn's status.

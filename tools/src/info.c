@@ -25,6 +25,7 @@ static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_PAGEMAP, "pagemap" },
 	{ KMEM_RO_FEAT_PROBES, "probes" },
 	{ KMEM_RO_FEAT_EVENTS, "events" },
+	{ KMEM_RO_FEAT_VMCOREINFO, "vmcoreinfo" },
 };
 
 static const struct bitname ioctl_names[] = {
@@ -161,6 +162,10 @@ static void print_human(const char *device, const struct kmem_ro_info *in,
 	print_range("kernel text:", in->text_start, in->text_end);
 	print_range("vmalloc:", in->vmalloc_start, in->vmalloc_end);
 	print_range("modules:", in->modules_start, in->modules_end);
+	if (in->features & KMEM_RO_FEAT_VMCOREINFO)
+		printf("%-13s 0x%016" PRIx64 " (physical, %" PRIu32 " bytes)\n",
+		       "vmcoreinfo:", (uint64_t)in->vmcoreinfo_addr,
+		       in->vmcoreinfo_size);
 	printf("%-13s %u range%s, %s total\n", "System RAM:", nr,
 	       nr == 1 ? "" : "s", human_size(sz, sizeof(sz), total));
 	for (i = 0; i < nr; i++)
@@ -204,6 +209,8 @@ static void print_json(const char *device, const struct kmem_ro_info *in,
 	json_hex(&j, "modules_start", in->modules_start);
 	json_hex(&j, "modules_end", in->modules_end);
 	json_u64(&j, "modules_size", span(in->modules_start, in->modules_end));
+	json_hex(&j, "vmcoreinfo_addr", in->vmcoreinfo_addr);
+	json_u64(&j, "vmcoreinfo_size", in->vmcoreinfo_size);
 	json_u64(&j, "ram_count", nr);
 	json_u64(&j, "ram_total", total);
 	json_array_begin(&j, "ram");

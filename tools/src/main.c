@@ -68,9 +68,9 @@ static void usage(FILE *f)
 		"START-END excludes END.\n"
 		"read, struct, list, modules and dump use /proc/kcore when the "
 		"device is absent\n"
-		"(and no --device was given); sym reads only /proc/kallsyms, "
-		"struct --type-only\n"
-		"only the kernel's BTF.\n"
+		"(and no --device was given); sym reads only symbols, struct "
+		"--type-only only\n"
+		"the kernel's BTF.\n"
 		"Exit status: 0 success, 1 error, 2 usage error.\n",
 		KMEM_RO_DEVICE);
 }

@@ -85,7 +85,7 @@ static int lookup_name(struct kmemdev *h, struct json *j, const char *name)
 static void help(void)
 {
 	printf("Usage: kmemctl [--device PATH] sym NAME|ADDR... [--json]\n"
-	       "  NAME    print ADDRESS TYPE NAME [module] from /proc/kallsyms\n"
+	       "  NAME    print ADDRESS TYPE NAME [module] as /proc/kallsyms has it\n"
 	       "          (vmlinux wins over modules on duplicate names)\n"
 	       "  ADDR    0xHEX, NAME+OFF or NAME-OFF (OFF: 0x hex or decimal; "
 	       "010 is ten):\n"
@@ -95,10 +95,11 @@ static void help(void)
 	       "  -j, --json  a JSON array of {query, addr, name, module, type"
 	       "[, symbol_addr,\n"
 	       "              offset]}; failed lookups are left out\n"
-	       "Needs only /proc/kallsyms (read through the device's handle, "
-	       "or /proc/kcore's\n"
-	       "when the device is absent).  Exit status 1 if any lookup "
-	       "fails.\n");
+	       "Symbols come from the kernel's kallsyms tables through the "
+	       "device (for the\n"
+	       "device's group), or /proc/kallsyms where it shows real "
+	       "addresses.  Exit status 1\n"
+	       "if any lookup fails.\n");
 }
 
 int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv)

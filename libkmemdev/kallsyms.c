@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Kernel symbols through the device, for callers /proc/kallsyms shows only
+ * zeros (Debian: no CAP_SYSLOG, kernel.perf_event_paranoid > 1; see
+ * kallsyms_show_value()).  An fd that reads all of memory gains nothing
+ * from hidden addresses, so the library decodes the kernel's own tables:
+ *
+ *  - INFO gives the physical address of the VMCOREINFO ELF note
+ *    (paddr_vmcoreinfo_note()); its text names the kallsyms tables
+ *    (SYMBOL(kallsyms_names)=..., kernel/crash_core.c in 6.1,
+ *    kernel/vmcore_info.c in 6.12 and 7.3, since 6.0);
+ *  - the core tables decode as kernel/kallsyms.c does
+ *    (kallsyms_expand_symbol(), kallsyms_sym_address());
+ *  - module symbols come from the module list, as module_get_kallsym()
+ *    (kernel/module/kallsyms.c) prints them, with struct offsets from BTF.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Elf64_Nhdr, spelled out: the note is read as bytes. */
+struct note_hdr {
+	uint32_t namesz;
+	uint32_t descsz;
+	uint32_t type;
+};
+
+#define VMCOREINFO_NAME		"VMCOREINFO"
+#define KSYM_NAME_LEN		512	/* include/linux/kallsyms.h, 6.1+ */
+#define MODULE_NAME_MAX		256	/* more than any MODULE_NAME_LEN */
+#define TABLE_MAX		(64u << 20)	/* sanity bound for one table */
+#define MODULES_MAX		65536	/* a list longer than this is looping */
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+int kmemdev__vmcoreinfo_parse(const void *note, size_t len,
+			      const char **desc, size_t *desc_len)
+{
+	const unsigned char *p = note;
+	struct note_hdr nh;
+	size_t off;
+
+	if (!note || !desc || !desc_len)
+		return -EINVAL;
+	if (len < sizeof(nh))
+		return -EPROTO;
+	memcpy(&nh, p, sizeof(nh));
+	/* crash_update_vmcoreinfo_safecopy()/append_elf_note(): "VMCOREINFO\0". */
+	if (nh.namesz != sizeof(VMCOREINFO_NAME) ||
+	    len - sizeof(nh) < align4(nh.namesz) ||
+	    memcmp(p + sizeof(nh), VMCOREINFO_NAME, sizeof(VMCOREINFO_NAME)))
+		return -EPROTO;
+	off = sizeof(nh) + align4(nh.namesz);
+	if (nh.descsz > len - off)
+		return -EPROTO;
+	*desc = (const char *)p + off;
+	*desc_len = nh.descsz;
+	return 0;
+}
+
+int kmemdev__vmcoreinfo_value(const char *desc, size_t len, const char *key,
+			      const char **val, size_t *val_len)
+{
+	size_t klen = strlen(key), i = 0;
+
+	while (i < len) {
+		const char *line = desc + i;
+		const char *nl = memchr(line, '\n', len - i);
+		size_t llen = nl ? (size_t)(nl - line) : len - i;
+
+		if (llen > klen && !memcmp(line, key, klen) && line[klen] == '=') {
+			*val = line + klen + 1;
+			*val_len = llen - klen - 1;
+			return 0;
+		}
+		i += llen + 1;
+	}
+	return -ENOENT;
+}
+
+/* "SYMBOL(name)=hex" (VMCOREINFO_SYMBOL(): the running, relocated address). */
+int kmemdev__vmcoreinfo_symbol(const char *desc, size_t len, const char *name,
+			       uint64_t *addr)
+{
+	char key[128];
+	const char *val;
+	size_t vlen, i;
+	uint64_t v = 0;
+	int n, err;
+
+	n = snprintf(key, sizeof(key), "SYMBOL(%s)", name);
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return -EINVAL;
+	err = kmemdev__vmcoreinfo_value(desc, len, key, &val, &vlen);
+	if (err)
+		return err;
+	if (!vlen || vlen > 16)
+		return -EPROTO;
+	for (i = 0; i < vlen; i++) {
+		char c = val[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = v << 4 | (uint64_t)((c | 0x20) - 'a' + 10);
+		else
+			return -EPROTO;
+	}
+	*addr = v;
+	return 0;
+}
+
+/* kallsyms_sym_address() of each version; see struct kmemdev_kallsyms. */
+static uint64_t sym_address(const struct kmemdev_kallsyms *t, bool absolute_percpu,
+			    uint32_t i)
+{
+	int32_t off = t->offsets[i];
+
+	if (!t->has_relative_base)	/* 7.3: offset_to_ptr(&offsets[i]) */
+		return t->offsets_addr + 4 * (uint64_t)i + (int64_t)off;
+	if (!absolute_percpu)
+		return t->relative_base + (uint32_t)off;
+	if (off >= 0)
+		return (uint64_t)(int64_t)off;
+	return t->relative_base - 1 - (uint64_t)(int64_t)off;
+}
+
+int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
+			     kmemdev__sym_fn fn, void *arg)
+{
+	bool absolute_percpu = false;
+	char name[KSYM_NAME_LEN + 1];	/* the type letter, then the name */
+	size_t off = 0;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < 256; i++)
+		if (t->token_index[i] >= t->tokens_len ||
+		    !memchr(t->tokens + t->token_index[i], '\0',
+			    t->tokens_len - t->token_index[i]))
+			return -EPROTO;
+	/*
+	 * CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86_64 SMP up to 6.14) stores
+	 * every non-percpu symbol as a negative offset; without it scripts/
+	 * kallsyms.c writes unsigned offsets below 2^31 (it refuses larger).
+	 */
+	for (i = 0; t->has_relative_base && i < t->num_syms; i++)
+		if (t->offsets[i] < 0)
+			absolute_percpu = true;
+
+	for (i = 0; i < t->num_syms; i++) {
+		size_t len, n = 0;
+
+		if (off >= t->names_len)
+			return -EPROTO;
+		len = t->names[off++];
+		if (len & 0x80) {	/* a "big" symbol: two length bytes */
+			if (off >= t->names_len)
+				return -EPROTO;
+			len = (len & 0x7f) | (size_t)t->names[off++] << 7;
+		}
+		if (len > t->names_len - off)
+			return -EPROTO;
+		/* kallsyms_expand_symbol(), truncating as it does. */
+		for (; len; len--) {
+			const char *tok = t->tokens + t->token_index[t->names[off++]];
+
+			for (; *tok && n < sizeof(name) - 1; tok++)
+				name[n++] = *tok;
+		}
+		name[n] = '\0';
+		/* s_show(): "Some debugging symbols have no name." */
+		if (n < 2)
+			continue;
+		err = fn(arg, sym_address(t, absolute_percpu, i), name[0],
+			 name + 1, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Read [addr, addr + len) into a new buffer. */
+static int read_alloc(struct kmemdev *h, uint64_t addr, size_t len, void **out)
+{
+	void *buf;
+	int err;
+
+	if (!len || len > TABLE_MAX)
+		return -EPROTO;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	err = kmemdev_read(h, addr, buf, len);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* A NUL-terminated string at addr, one page at a time (it may end a mapping). */
+static int read_cstr(struct kmemdev *h, uint64_t addr, char *buf, size_t cap)
+{
+	uint64_t page = h->info.page_size ? h->info.page_size : 4096;
+	size_t got = 0;
+	int err;
+
+	while (got < cap - 1) {
+		size_t n = page - (addr + got) % page;
+
+		if (n > cap - 1 - got)
+			n = cap - 1 - got;
+		err = kmemdev_read(h, addr + got, buf + got, n);
+		if (err)
+			return err;
+		if (memchr(buf + got, '\0', n))
+			return 0;
+		got += n;
+	}
+	buf[cap - 1] = '\0';
+	return 0;
+}
+
+int kmemdev__vmcoreinfo_read(struct kmemdev *h, char **note, size_t *len)
+{
+	int err;
+
+	err = kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO);
+	if (err)
+		return err;
+	if (!h->info.vmcoreinfo_addr || !h->info.vmcoreinfo_size)
+		return -EOPNOTSUPP;
+	err = read_alloc(h, h->info.page_offset + h->info.vmcoreinfo_addr,
+			 h->info.vmcoreinfo_size, (void **)note);
+	if (!err)
+		*len = h->info.vmcoreinfo_size;
+	return err;
+}
+
+enum { T_NUM, T_NAMES, T_TOKENS, T_INDEX, T_OFFSETS, T_BASE, T_COUNT };
+
+static const char *const table_names[T_COUNT] = {
+	"kallsyms_num_syms", "kallsyms_names", "kallsyms_token_table",
+	"kallsyms_token_index", "kallsyms_offsets", "kallsyms_relative_base",
+};
+
+/*
+ * How far a table of unknown length (names, token table) may extend: up to
+ * the next table above it; scripts/kallsyms.c writes them all into one
+ * section, in an order that changed between versions.
+ */
+static size_t extent(const uint64_t *addr, int which)
+{
+	uint64_t end = addr[which] + TABLE_MAX;
+	int i;
+
+	for (i = 0; i < T_COUNT; i++)
+		if (addr[i] > addr[which] && addr[i] < end)
+			end = addr[i];
+	return end - addr[which];
+}
+
+/* The core (vmlinux) symbols, in the kernel's table order. */
+static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
+			kmemdev__sym_fn fn, void *arg)
+{
+	struct kmemdev_kallsyms t = { 0 };
+	uint64_t addr[T_COUNT] = { 0 };
+	void *names = NULL, *tokens = NULL, *offsets = NULL;
+	uint16_t index[256];
+	uint32_t num;
+	int i, err;
+
+	for (i = 0; i < T_COUNT; i++) {
+		err = kmemdev__vmcoreinfo_symbol(desc, dlen, table_names[i], &addr[i]);
+		if (err == -ENOENT && i == T_BASE)	/* 7.3: PC-relative offsets */
+			continue;
+		if (err)	/* older kernels, or kallsyms_addresses: not ours */
+			return err == -ENOENT ? -EOPNOTSUPP : err;
+	}
+	t.has_relative_base = addr[T_BASE] != 0;
+	err = kmemdev_read(h, addr[T_NUM], &num, sizeof(num));
+	if (!err && t.has_relative_base)
+		err = kmemdev_read(h, addr[T_BASE], &t.relative_base,
+				   sizeof(t.relative_base));
+	if (!err)
+		err = kmemdev_read(h, addr[T_INDEX], index, sizeof(index));
+	if (err)
+		return err;
+	if (!num || num > TABLE_MAX / 4)
+		return -EPROTO;
+	t.names_len = extent(addr, T_NAMES);
+	t.tokens_len = extent(addr, T_TOKENS);
+	err = read_alloc(h, addr[T_NAMES], t.names_len, &names);
+	if (!err)
+		err = read_alloc(h, addr[T_TOKENS], t.tokens_len, &tokens);
+	if (!err)
+		err = read_alloc(h, addr[T_OFFSETS], (size_t)num * 4, &offsets);
+	if (!err) {
+		t.names = names;
+		t.tokens = tokens;
+		t.token_index = index;
+		t.offsets = offsets;
+		t.offsets_addr = addr[T_OFFSETS];
+		t.num_syms = num;
+		err = kmemdev__kallsyms_decode(&t, fn, arg);
+	}
+	free(names);
+	free(tokens);
+	free(offsets);
+	return err;
+}
+
+/* Offsets from BTF of the members the module walk reads. */
+struct module_layout {
+	uint32_t list, state, name, name_size, kallsyms, syms, num_syms;
+	uint32_t symtab, num_symtab, strtab, typetab;
+	uint32_t ksym_size;		/* struct kernel_symbol */
+	bool ksym_prel32;		/* {int value_offset, name_offset, ...} */
+};
+
+static int module_layout(struct kmemdev *h, struct module_layout *l)
+{
+	static const struct {
+		const char *type, *member;
+		size_t at;
+	} want[] = {
+		{ "module", "list", offsetof(struct module_layout, list) },
+		{ "module", "state", offsetof(struct module_layout, state) },
+		{ "module", "kallsyms", offsetof(struct module_layout, kallsyms) },
+		{ "module", "syms", offsetof(struct module_layout, syms) },
+		{ "module", "num_syms", offsetof(struct module_layout, num_syms) },
+		{ "mod_kallsyms", "symtab", offsetof(struct module_layout, symtab) },
+		{ "mod_kallsyms", "num_symtab", offsetof(struct module_layout, num_symtab) },
+		{ "mod_kallsyms", "strtab", offsetof(struct module_layout, strtab) },
+		{ "mod_kallsyms", "typetab", offsetof(struct module_layout, typetab) },
+	};
+	uint32_t off, size;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		err = kmemdev_btf_member(h, want[i].type, want[i].member,
+					 (uint32_t *)((char *)l + want[i].at), NULL);
+		if (err)
+			return err;
+	}
+	err = kmemdev_btf_member(h, "module", "name", &l->name, &l->name_size);
+	if (err)
+		return err;
+	if (l->name_size > MODULE_NAME_MAX)
+		l->name_size = MODULE_NAME_MAX;
+	/* CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86_64) or plain pointers. */
+	l->ksym_prel32 = !kmemdev_btf_member(h, "kernel_symbol", "namespace_offset",
+					     &off, &size);
+	l->ksym_size = l->ksym_prel32 ? 3 * 4 : 3 * 8;
+	return 0;
+}
+
+/* A field of a struct already read into buf (sizes the kernel fixes). */
+static uint64_t get_u64(const unsigned char *buf, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+static uint32_t get_u32(const unsigned char *buf, uint32_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+struct export {
+	uint64_t value;
+	char *name;
+};
+
+static void exports_free(struct export *ex, uint32_t n)
+{
+	while (n)
+		free(ex[--n].name);
+	free(ex);
+}
+
+/* mod->syms: what is_exported() searches (kernel/module/kallsyms.c). */
+static int module_exports(struct kmemdev *h, const struct module_layout *l,
+			  uint64_t syms, uint32_t n, struct export **out)
+{
+	unsigned char *raw = NULL;
+	struct export *ex;
+	char name[KSYM_NAME_LEN];
+	uint32_t i;
+	int err;
+
+	*out = NULL;
+	if (!n)
+		return 0;
+	if (n > TABLE_MAX / l->ksym_size)
+		return -EPROTO;
+	err = read_alloc(h, syms, (size_t)n * l->ksym_size, (void **)&raw);
+	if (err)
+		return err;
+	ex = calloc(n, sizeof(*ex));
+	if (!ex) {
+		free(raw);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t at = syms + (uint64_t)i * l->ksym_size, name_addr;
+		const unsigned char *ks = raw + (size_t)i * l->ksym_size;
+
+		if (l->ksym_prel32) {	/* offset_to_ptr() of each field */
+			ex[i].value = at + (int64_t)(int32_t)get_u32(ks, 0);
+			name_addr = at + 4 + (int64_t)(int32_t)get_u32(ks, 4);
+		} else {
+			ex[i].value = get_u64(ks, 0);
+			name_addr = get_u64(ks, 8);
+		}
+		err = read_cstr(h, name_addr, name, sizeof(name));
+		if (!err && !(ex[i].name = strdup(name)))
+			err = -ENOMEM;
+		if (err)
+			break;
+	}
+	free(raw);
+	if (err) {
+		exports_free(ex, n);
+		return err;
+	}
+	*out = ex;
+	return 0;
+}
+
+static bool is_exported(const struct export *ex, uint32_t n, const char *name,
+			uint64_t value)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ex[i].value == value && !strcmp(ex[i].name, name))
+			return true;
+	return false;
+}
+
+/* Elf64_Sym: st_name at 0, st_value at 8, 24 bytes. */
+#define ELF_SYM_SIZE	24
+
+/* One module's symbols as module_get_kallsym() and s_show() print them. */
+static int module_symbols(struct kmemdev *h, const struct module_layout *l,
+			  const unsigned char *mod, kmemdev__sym_fn fn, void *arg)
+{
+	unsigned char ks[64];
+	size_t ks_len = 0;
+	unsigned char *symtab = NULL, *types = NULL;
+	char *strtab = NULL, modname[MODULE_NAME_MAX + 1];
+	struct export *ex = NULL;
+	uint64_t kallsyms, st_addr, str_addr, type_addr;
+	uint32_t nsym, nex, i, max_name = 0;
+	size_t strtab_len;
+	int err;
+
+	memcpy(modname, mod + l->name, l->name_size);
+	modname[l->name_size] = '\0';
+	kallsyms = get_u64(mod, l->kallsyms);
+	/* struct mod_kallsyms may end its allocation: read only what is used. */
+	if (ks_len < (size_t)l->symtab + 8)
+		ks_len = (size_t)l->symtab + 8;
+	if (ks_len < (size_t)l->num_symtab + 4)
+		ks_len = (size_t)l->num_symtab + 4;
+	if (ks_len < (size_t)l->strtab + 8)
+		ks_len = (size_t)l->strtab + 8;
+	if (ks_len < (size_t)l->typetab + 8)
+		ks_len = (size_t)l->typetab + 8;
+	if (ks_len > sizeof(ks))
+		return -EPROTO;
+	err = kmemdev_read(h, kallsyms, ks, ks_len);
+	if (err)
+		return err;
+	st_addr = get_u64(ks, l->symtab);
+	nsym = get_u32(ks, l->num_symtab);
+	str_addr = get_u64(ks, l->strtab);
+	type_addr = get_u64(ks, l->typetab);
+	if (!nsym)
+		return 0;
+	if (nsym > TABLE_MAX / ELF_SYM_SIZE)
+		return -EPROTO;
+	err = read_alloc(h, st_addr, (size_t)nsym * ELF_SYM_SIZE, (void **)&symtab);
+	if (!err)
+		err = read_alloc(h, type_addr, nsym, (void **)&types);
+	if (err)
+		goto out;
+	for (i = 0; i < nsym; i++)
+		if (get_u32(symtab + (size_t)i * ELF_SYM_SIZE, 0) > max_name)
+			max_name = get_u32(symtab + (size_t)i * ELF_SYM_SIZE, 0);
+	/* The strtab's size is not kept: read up to the last name, then it. */
+	strtab_len = (size_t)max_name + KSYM_NAME_LEN;
+	strtab = malloc(strtab_len + 1);
+	if (!strtab) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = max_name ? kmemdev_read(h, str_addr, strtab, max_name) : 0;
+	if (!err)
+		err = read_cstr(h, str_addr + max_name, strtab + max_name,
+				KSYM_NAME_LEN);
+	if (err)
+		goto out;
+	strtab[strtab_len] = '\0';
+	err = module_exports(h, l, get_u64(mod, l->syms), get_u32(mod, l->num_syms),
+			     &ex);
+	if (err)
+		goto out;
+	nex = ex ? get_u32(mod, l->num_syms) : 0;
+	for (i = 0; i < nsym && !err; i++) {
+		const unsigned char *s = symtab + (size_t)i * ELF_SYM_SIZE;
+		const char *name = strtab + get_u32(s, 0);
+		uint64_t value = get_u64(s, 8);
+		char type = (char)types[i];
+
+		if (!*name)	/* s_show() skips nameless symbols */
+			continue;
+		/* s_show(): "global" if exported, "local" if not. */
+		if (is_exported(ex, nex, name, value))
+			type = type >= 'a' && type <= 'z' ? type - 'a' + 'A' : type;
+		else
+			type = type >= 'A' && type <= 'Z' ? type - 'A' + 'a' : type;
+		err = fn(arg, value, type, name, modname);
+	}
+out:
+	exports_free(ex, ex ? get_u32(mod, l->num_syms) : 0);
+	free(strtab);
+	free(types);
+	free(symtab);
+	return err;
+}
+
+/* MODULE_STATE_UNFORMED: the same value in 6.1, 6.12 and 7.3. */
+#define MODULE_STATE_UNFORMED	3
+
+int kmemdev__kallsyms_modules(struct kmemdev *h, uint64_t head,
+			      kmemdev__sym_fn fn, void *arg)
+{
+	struct module_layout l;
+	unsigned char *mod = NULL;
+	size_t mod_len;
+	uint64_t next;
+	int err, n = 0;
+
+	err = module_layout(h, &l);
+	if (err)
+		return err;
+	mod_len = l.name + l.name_size;
+	if (mod_len < (size_t)l.kallsyms + 8)
+		mod_len = (size_t)l.kallsyms + 8;
+	if (mod_len < (size_t)l.syms + 8)
+		mod_len = (size_t)l.syms + 8;
+	if (mod_len < (size_t)l.num_syms + 4)
+		mod_len = (size_t)l.num_syms + 4;
+	if (mod_len < (size_t)l.state + 4)
+		mod_len = (size_t)l.state + 4;
+	mod = malloc(mod_len);
+	if (!mod)
+		return -ENOMEM;
+	err = kmemdev_read(h, head, &next, sizeof(next));
+	while (!err && next != head) {
+		if (++n > MODULES_MAX) {
+			err = -ELOOP;
+			break;
+		}
+		err = kmemdev_read(h, next - l.list, mod, mod_len);
+		if (err)
+			break;
+		if (get_u32(mod, l.state) != MODULE_STATE_UNFORMED)
+			err = module_symbols(h, &l, mod, fn, arg);
+		if (!err)
+			next = get_u64(mod, l.list);
+	}
+	free(mod);
+	return err;
+}
+
+struct core_walk {
+	kmemdev__sym_fn fn;
+	void *arg;
+	uint64_t modules;	/* &modules (kernel/module/main.c), 0 if none */
+};
+
+static int core_sym(void *arg, uint64_t addr, char type, const char *name,
+		    const char *module)
+{
+	struct core_walk *w = arg;
+
+	if (!strcmp(name, "modules"))
+		w->modules = addr;
+	return w->fn(w->arg, addr, type, name, module);
+}
+
+/* The vmlinux symbols of the running kernel's tables, in their order. */
+static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+{
+	const char *desc;
+	size_t len, dlen;
+	char *note;
+	int err;
+
+	err = kmemdev__vmcoreinfo_read(h, &note, &len);
+	if (err)
+		return err;
+	err = kmemdev__vmcoreinfo_parse(note, len, &desc, &dlen);
+	if (!err)
+		err = core_symbols(h, desc, dlen, fn, arg);
+	free(note);
+	return err;
+}
+
+int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+{
+	struct core_walk w = { .fn = fn, .arg = arg };
+	int err;
+
+	if (!h || !fn)
+		return -EINVAL;
+	err = core_read(h, core_sym, &w);
+	if (err)
+		return err;
+	/* A kernel without modules (or without BTF for them) stops here. */
+	if (!w.modules)
+		return 0;
+	return kmemdev__kallsyms_modules(h, w.modules, fn, arg);
+}
+
+struct core_find {
+	const char *name;
+	struct kmemdev_sym *out;
+	bool found;
+};
+
+/* The first of equal names in kmemdev_symbol_find()'s order: lowest address. */
+static int find_sym(void *arg, uint64_t addr, char type, const char *name,
+		    const char *module)
+{
+	struct core_find *f = arg;
+
+	(void)module;
+	if (strcmp(name, f->name) || (f->found && f->out->addr <= addr))
+		return 0;
+	f->out->addr = addr;
+	f->out->type = type;
+	f->found = true;
+	return 0;
+}
+
+int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *name,
+				struct kmemdev_sym *sym)
+{
+	struct core_find f = { .name = name, .out = sym };
+	int err;
+
+	if (!h || !name || !sym)
+		return -EINVAL;
+	err = core_read(h, find_sym, &f);
+	if (err)
+		return err;
+	if (!f.found)
+		return -ENOENT;
+	sym->module = NULL;
+	return 0;
+}
