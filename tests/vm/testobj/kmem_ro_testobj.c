@@ -10,6 +10,9 @@
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
+ *  wc_page       a RAM page made write-combining by set_memory_wc(),
+ *                as TTM pools do; every byte WC_BYTE (0 if that failed)
+ *  pat_enabled   1 if PAT is on (memory types are tracked)
  */
 #include <linux/debugfs.h>
 #include <linux/io.h>
@@ -18,10 +21,13 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <asm/memtype.h>
+#include <asm/set_memory.h>
 
 #define NODES		1000
 #define VBUF_PAGES	3
 #define HPET_BASE	0xfed00000UL
+#define WC_BYTE		0x5c
 
 struct tnode {
 	u64 magic;
@@ -37,6 +43,8 @@ static LIST_HEAD(corrupt_head);
 static struct tnode *loop_nodes, *corrupt_nodes;
 static unsigned char *vbuf;
 static void __iomem *mmio;
+static unsigned long wc_page;
+static bool wc_set;
 static struct dentry *dir;
 
 static int testobj_show(struct seq_file *m, void *unused)
@@ -52,6 +60,8 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vbuf_len %lu\n", VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "vguard 0x%lx\n", (unsigned long)vbuf + VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "mmio 0x%lx\n", (unsigned long)mmio);
+	seq_printf(m, "wc_page 0x%lx\n", wc_set ? wc_page : 0);
+	seq_printf(m, "pat_enabled %d\n", pat_enabled());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
@@ -99,6 +109,11 @@ static int __init testobj_init(void)
 	corrupt_nodes[1].link.next = (struct list_head *)0xdead000000000100UL;
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
+	wc_page = __get_free_page(GFP_KERNEL);
+	if (wc_page) {
+		memset((void *)wc_page, WC_BYTE, PAGE_SIZE);
+		wc_set = !set_memory_wc(wc_page, 1);
+	}
 
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
 	return 0;
@@ -117,6 +132,9 @@ out_free_good:
 static void __exit testobj_exit(void)
 {
 	debugfs_remove(dir);
+	/* a page still write-combining must not go back to the allocator */
+	if (!wc_set || !set_memory_wb(wc_page, 1))
+		free_page(wc_page);
 	iounmap(mmio);
 	vfree(vbuf);
 	kfree(corrupt_nodes);
