@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap of /dev/kmem_ro: the bytes equal /proc/kcore's, refusals get their
- * errnos, holes SIGBUS, secret pages read as zeros, huge faults keep page
- * tables small, and VMA copies (fork, split, mremap) stay safe.
+ * mmap of /dev/kmem_ro: by default kernel text only; with the opt-in
+ * mmap_ram=1 the bytes equal /proc/kcore's, refusals get their errnos,
+ * holes, secret, poisoned and write-combining pages SIGBUS (nothing stands
+ * in for a page), huge faults keep page tables small, and VMA copies
+ * (fork, split, mremap) stay safe.  What the opt-in gives up is tested as
+ * what it is: a page reused after it was mapped stays visible.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,13 +397,14 @@ START_TEST(hole_is_sigbus)
 }
 END_TEST
 
-START_TEST(secret_page_reads_zero)
+START_TEST(secret_page_is_sigbus)
 {
 	int mfd = syscall(SYS_memfd_secret, 0);
 	static char kc[PAGE];
 	const unsigned char *k;
 	struct layout l;
 	uint64_t phys;
+	unsigned char c = 0x77;
 	char *secret;
 
 	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
@@ -411,11 +416,12 @@ START_TEST(secret_page_reads_zero)
 	layout(&l);
 	k = vt_map_phys(l.fd, phys, PAGE);
 	ck_assert_ptr_ne(k, MAP_FAILED);
-	for (size_t i = 0; i < PAGE; i++)
-		ck_assert_msg(k[i] == 0, "secret byte %zu visible: 0x%02x", i, k[i]);
-	/* /proc/kcore shows the same page as zeros too */
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "secret page mapped: reads %#x, not SIGBUS", c);
+	/* /proc/kcore, checked at every read, shows zeros */
 	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + phys, kc, PAGE), 0);
-	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_int_eq(kc[i], 0);
 	ck_assert_int_eq((unsigned char)secret[7], 0xa5);
 	munmap((void *)k, PAGE);
 	munmap(secret, PAGE);
@@ -424,21 +430,261 @@ START_TEST(secret_page_reads_zero)
 }
 END_TEST
 
-START_TEST(hwpoisoned_page_reads_zero)
+START_TEST(hwpoisoned_page_is_sigbus)
 {
 	static char kc[PAGE];
 	uint64_t pfn = vt_hwpoison_page();
 	const unsigned char *k;
+	unsigned char c = 0x77;
 	struct layout l;
 
 	layout(&l);
 	k = vt_map_phys(l.fd, pfn * PAGE, PAGE);
 	ck_assert_ptr_ne(k, MAP_FAILED);
-	for (size_t i = 0; i < PAGE; i++)
-		ck_assert_msg(k[i] == 0, "poisoned byte %zu: 0x%02x", i, k[i]);
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "poisoned page mapped: reads %#x, not SIGBUS", c);
 	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + pfn * PAGE, kc, PAGE), 0);
-	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_int_eq(kc[i], 0);
 	munmap((void *)k, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * A page whose memory type is not write-back (set_memory_wc(), as TTM page
+ * pools do) is never inserted: the entry would keep that type after the
+ * kernel sets the page back to write-back.
+ */
+START_TEST(write_combining_page_is_sigbus)
+{
+	const unsigned char *k;
+	unsigned char c = 0x77;
+	struct layout l;
+	uint64_t wc;
+
+	ck_assert_msg(vt_testobj("pat_enabled") == 1, "PAT is off: no memory types to test");
+	vt_write_file("/sys/kernel/debug/kmem_ro_testobj_wc", "1");
+	wc = vt_testobj("wc_page");
+	ck_assert_msg(wc, "kmem_ro_testobj: set_memory_wc() failed");
+	layout(&l);
+	k = vt_map_phys(l.fd, wc - l.info.page_offset, PAGE);
+	ck_assert_ptr_ne(k, MAP_FAILED);
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "write-combining page mapped: reads %#x, not SIGBUS", c);
+	munmap((void *)k, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+#define REUSE_PAGES	64
+#define FILL_LEN	(128UL << 20)
+
+/* Run on CPU 0 only: pages freed here go to its per-CPU list, where the
+ * next allocations here find them first. */
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+}
+
+/* The PFN of every page of @p (populated), from /proc/self/pagemap. */
+static void pagemap_pfns(const char *p, size_t len, uint64_t *pfns)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t n = len / PAGE;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, pfns, n * 8, (off_t)((uintptr_t)p / PAGE * 8)),
+			 (ssize_t)(n * 8));
+	close(fd);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(pfns[i] >> 63, "page %zu not present", i);
+		pfns[i] &= (1ULL << 55) - 1;
+	}
+}
+
+/* Which of @want[@n] is @pfn; -1 if none. */
+static int pfn_index(const uint64_t *want, int n, uint64_t pfn)
+{
+	for (int i = 0; i < n; i++)
+		if (want[i] == pfn)
+			return i;
+	return -1;
+}
+
+/*
+ * A page the kernel cannot read when it is touched (a memfd_secret page)
+ * gives SIGBUS and nothing is inserted, so once the page is freed and
+ * reused as ordinary RAM the same mapping shows its bytes.  A zero page
+ * inserted in its place would stay and read zeros for the new owner.
+ */
+START_TEST(unreadable_page_is_sigbus_then_live)
+{
+	static uint64_t pfn[REUSE_PAGES], fill_pfns[FILL_LEN / PAGE];
+	const unsigned char *view[REUSE_PAGES];
+	int mfd = syscall(SYS_memfd_secret, 0), reused = 0;
+	unsigned char c;
+	struct layout l;
+	char *secret, *fill;
+
+	pin_cpu0();
+	layout(&l);
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	ck_assert_int_eq(ftruncate(mfd, REUSE_PAGES * PAGE), 0);
+	secret = mmap(NULL, REUSE_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	memset(secret, 0xa5, REUSE_PAGES * PAGE);
+	pagemap_pfns(secret, REUSE_PAGES * PAGE, pfn);
+	for (int i = 0; i < REUSE_PAGES; i++) {
+		view[i] = vt_map_phys(l.fd, pfn[i] * PAGE, PAGE);
+		ck_assert_ptr_ne(view[i], MAP_FAILED);
+		c = 0x77;
+		ck_assert_msg(vt_probe_read(view[i], &c) == SIGBUS,
+			      "unreadable (secret) page %d: reads %#x, not SIGBUS", i, c);
+	}
+	/* freed: zeroed, back in the direct map and in the allocator */
+	ck_assert_int_eq(munmap(secret, REUSE_PAGES * PAGE), 0);
+	close(mfd);
+	fill = mmap(NULL, FILL_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(fill, MAP_FAILED);
+	madvise(fill, FILL_LEN, MADV_NOHUGEPAGE);
+	memset(fill, 0xc3, FILL_LEN);
+	pagemap_pfns(fill, FILL_LEN, fill_pfns);
+	for (size_t j = 0; j < FILL_LEN / PAGE; j++) {
+		int i = pfn_index(pfn, REUSE_PAGES, fill_pfns[j]);
+
+		if (i < 0)
+			continue;
+		reused++;
+		c = 0;
+		ck_assert_int_eq(vt_probe_read(view[i], &c), 0);
+		ck_assert_msg(c == 0xc3, "page %d, now ordinary RAM holding 0xc3, reads %#x", i, c);
+	}
+	printf("mmap_test: %d of %d unreadable pages reused as anonymous memory\n",
+	       reused, REUSE_PAGES);
+	ck_assert_int_gt(reused, 0);
+	for (int i = 0; i < REUSE_PAGES; i++)
+		munmap((void *)view[i], PAGE);
+	munmap(fill, FILL_LEN);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * What the opt-in gives up: memfd_secret takes free pages that a RAM
+ * mapping already shows, and nothing tells the driver (secretmem_fault()
+ * only removes the direct map's entry; a PFN mapping has no rmap), so the
+ * old entries show the secret.  A mapping made after that cannot, and by
+ * default there is no RAM mapping at all.
+ */
+START_TEST(secret_reuse_under_opt_in)
+{
+	static uint64_t pfn[REUSE_PAGES], secret_pfns[4 * REUSE_PAGES];
+	const unsigned char *view[REUSE_PAGES];
+	int mfd = syscall(SYS_memfd_secret, 0), reused = 0, shown = 0;
+	const size_t secret_len = 4 * REUSE_PAGES * PAGE;
+	unsigned char c;
+	struct layout l;
+	char *anon, *secret;
+
+	pin_cpu0();
+	layout(&l);
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	anon = mmap(NULL, REUSE_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(anon, MAP_FAILED);
+	memset(anon, 0x11, REUSE_PAGES * PAGE);
+	pagemap_pfns(anon, REUSE_PAGES * PAGE, pfn);
+	for (int i = 0; i < REUSE_PAGES; i++) {
+		view[i] = vt_map_phys(l.fd, pfn[i] * PAGE, PAGE);
+		ck_assert_ptr_ne(view[i], MAP_FAILED);
+		ck_assert_int_eq(vt_probe_read(view[i], &c), 0);
+		ck_assert_int_eq(c, 0x11);
+	}
+	ck_assert_int_eq(munmap(anon, REUSE_PAGES * PAGE), 0);	/* free, still mapped */
+	ck_assert_int_eq(ftruncate(mfd, secret_len), 0);
+	secret = mmap(NULL, secret_len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	memset(secret, 0xa5, secret_len);
+	pagemap_pfns(secret, secret_len, secret_pfns);
+	for (size_t j = 0; j < secret_len / PAGE; j++) {
+		int i = pfn_index(pfn, REUSE_PAGES, secret_pfns[j]);
+		const unsigned char *now;
+
+		if (i < 0)
+			continue;
+		reused++;
+		ck_assert_int_eq(vt_probe_read(view[i], &c), 0);
+		shown += c == 0xa5;
+		now = vt_map_phys(l.fd, pfn[i] * PAGE, PAGE);
+		ck_assert_ptr_ne(now, MAP_FAILED);
+		c = 0x77;
+		ck_assert_msg(vt_probe_read(now, &c) == SIGBUS,
+			      "secret page mapped after it became secret: reads %#x", c);
+		munmap((void *)now, PAGE);
+		vt_mmap_ram_off();
+		errno = 0;
+		ck_assert_ptr_eq(vt_map_phys(l.fd, pfn[i] * PAGE, PAGE), MAP_FAILED);
+		ck_assert_int_eq(errno, EPERM);
+		vt_mmap_ram_on();
+	}
+	printf("mmap_test: memfd_secret reused %d of %d pages mapped before; "
+	       "the old mapping shows %d of them (the opt-in's known limit)\n",
+	       reused, REUSE_PAGES, shown);
+	ck_assert_int_gt(reused, 0);
+	/* README's opt-in table says so: if this changes, change README */
+	ck_assert_int_eq(shown, reused);
+	for (int i = 0; i < REUSE_PAGES; i++)
+		munmap((void *)view[i], PAGE);
+	munmap(secret, secret_len);
+	close(mfd);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * The module as init loads it, without parameters: only the text is
+ * mappable, INFO says so, RAM mmap is EPERM, the library reads RAM
+ * through READV.
+ */
+START_TEST(default_maps_text_only)
+{
+	char *user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	static char lib[PAGE], kc[PAGE];
+	struct kmemdev *h;
+	struct layout l;
+	const void *q;
+	void *p;
+
+	ck_assert_ptr_ne(user, MAP_FAILED);
+	memset(user, 0x3c, PAGE);
+	ck_assert_msg(vt_file_has(RAW_PARAM, "N") == 1, "mmap_ram is not off by default");
+	layout(&l);
+	ck_assert(!(l.info.features & KMEM_RO_FEAT_MMAP_RAM));
+	ck_assert(l.info.features & KMEM_RO_FEAT_MMAP_TEXT);
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(l.fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	assert_same_as_kcore(p, l.info.text_start, PAGE);
+	munmap(p, PAGE);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_map(h, l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				     8, &q), -ENXIO);
+	ck_assert_int_eq(kmemdev_read(h, l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				      lib, PAGE), 0);
+	ck_assert_int_eq(memcmp(lib, user, PAGE), 0);
+	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				       kc, PAGE), 0);
+	ck_assert_int_eq(memcmp(lib, kc, PAGE), 0);
+	kmemdev_close(h);
+	munmap(user, PAGE);
 	close(l.fd);
 }
 END_TEST
@@ -798,18 +1044,28 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("mmap");
-	TCase *tc = tcase_create("content");
+	TCase *tc = tcase_create("default");
 
+	tcase_add_test(tc, default_maps_text_only);
+	suite_add_tcase(s, tc);
+
+	/* the rest under the opt-in */
+	tc = tcase_create("content");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, text_matches_kcore);
 	tcase_add_test(tc, banner_matches_proc_version);
 	tcase_add_test(tc, user_page_is_live);
-	tcase_add_test(tc, secret_page_reads_zero);
-	tcase_add_test(tc, hwpoisoned_page_reads_zero);
+	tcase_add_test(tc, secret_page_is_sigbus);
+	tcase_add_test(tc, hwpoisoned_page_is_sigbus);
+	tcase_add_test(tc, write_combining_page_is_sigbus);
+	tcase_add_test(tc, unreadable_page_is_sigbus_then_live);
+	tcase_add_test(tc, secret_reuse_under_opt_in);
 	tcase_add_test(tc, huge_mapping_page_table_cost);
 	tcase_add_test(tc, twenty_threads_read_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refusals");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, write_or_exec_refused);
 	tcase_add_test(tc, vfs_refusals);
 	tcase_add_loop_test(tc, madvise_each_advice, 0, sizeof(advices) / sizeof(advices[0]));
@@ -821,12 +1077,14 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("library");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, library_read_matches_kcore);
 	tcase_add_test(tc, library_text_only_when_ram_off);
 	tcase_add_test(tc, kmemctl_read_hexdump_and_raw);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lifetime");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, fork_split_mremap);
 	tcase_add_test(tc, mremap_and_munmap_rules);
 	tcase_add_test(tc, mapping_pins_module);	/* reloads the module: last */

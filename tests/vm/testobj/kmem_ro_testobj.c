@@ -11,13 +11,16 @@
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
  *  wc_page       a RAM page made write-combining by set_memory_wc(),
- *                as TTM pools do; every byte WC_BYTE (0 if that failed)
+ *                as TTM pools do, every byte WC_BYTE; made by a write to
+ *                kmem_ro_testobj_wc (a random RAM touch elsewhere must not
+ *                meet it); 0 before, or if that failed
  *  pat_enabled   1 if PAT is on (memory types are tracked)
  */
 #include <linux/debugfs.h>
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -45,7 +48,8 @@ static unsigned char *vbuf;
 static void __iomem *mmio;
 static unsigned long wc_page;
 static bool wc_set;
-static struct dentry *dir;
+static struct dentry *dir, *wc_file;
+static DEFINE_MUTEX(wc_lock);
 
 static int testobj_show(struct seq_file *m, void *unused)
 {
@@ -60,11 +64,32 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vbuf_len %lu\n", VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "vguard 0x%lx\n", (unsigned long)vbuf + VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "mmio 0x%lx\n", (unsigned long)mmio);
+	mutex_lock(&wc_lock);
 	seq_printf(m, "wc_page 0x%lx\n", wc_set ? wc_page : 0);
+	mutex_unlock(&wc_lock);
 	seq_printf(m, "pat_enabled %d\n", pat_enabled());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
+
+static ssize_t wc_write(struct file *file, const char __user *buf, size_t len, loff_t *pos)
+{
+	mutex_lock(&wc_lock);
+	if (!wc_page) {
+		wc_page = __get_free_page(GFP_KERNEL);
+		if (wc_page) {
+			memset((void *)wc_page, WC_BYTE, PAGE_SIZE);
+			wc_set = !set_memory_wc(wc_page, 1);
+		}
+	}
+	mutex_unlock(&wc_lock);
+	return wc_set ? len : -EIO;
+}
+
+static const struct file_operations wc_fops = {
+	.owner = THIS_MODULE,
+	.write = wc_write,
+};
 
 static void free_good(void)
 {
@@ -109,13 +134,9 @@ static int __init testobj_init(void)
 	corrupt_nodes[1].link.next = (struct list_head *)0xdead000000000100UL;
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
-	wc_page = __get_free_page(GFP_KERNEL);
-	if (wc_page) {
-		memset((void *)wc_page, WC_BYTE, PAGE_SIZE);
-		wc_set = !set_memory_wc(wc_page, 1);
-	}
 
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
+	wc_file = debugfs_create_file("kmem_ro_testobj_wc", 0200, NULL, NULL, &wc_fops);
 	return 0;
 
 out_free_all:
@@ -131,6 +152,7 @@ out_free_good:
 
 static void __exit testobj_exit(void)
 {
+	debugfs_remove(wc_file);
 	debugfs_remove(dir);
 	/* a page still write-combining must not go back to the allocator */
 	if (!wc_set || !set_memory_wb(wc_page, 1))
