@@ -57,7 +57,7 @@ static bool kmem_ro_mmap_ram(void)
  * May @pfn be inserted now: online, healthy and in the kernel's direct map
  * (kmem_ro_page_readable()), and write-back.  vmf_insert_pfn() gives the
  * entry the page's PAT memory type (track_pfn_insert() in 6.1 and 6.12,
- * pfnmap_setup_cachemode() in 7.3, both through lookup_memtype()); the
+ * pfnmap_setup_cachemode_pfn() in 7.3, both through lookup_memtype()); the
  * exported pat_pfn_immune_to_uc_mtrr() asks the same but is for KVM only
  * in 7.3 and does not tell write-through, so the page flags are read as
  * lookup_memtype() reads them (compat.h).  A type changed after the check

@@ -192,6 +192,7 @@ START_TEST(output_fields_ignored)
 	junk.ram_addr = (uintptr_t)ram2;
 	junk.ram_cap = RAM_CAP;
 	junk.reserved[0] = junk.reserved[1] = 0;
+	junk.reserved2 = 0;
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_INFO, &junk), 0);
 	ck_assert_int_eq(memcmp(&clean, &junk, offsetof(struct kmem_ro_info, ram_addr)), 0);
 	ck_assert_uint_eq(junk.ram_count, clean.ram_count);
