@@ -612,7 +612,13 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("kcore_preload");
-	TCase *tc = tcase_create("identical");
+	/* first: the module as init loaded it */
+	TCase *tc = tcase_create("default");
+
+	tcase_add_test(tc, default_ram_through_readv);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("identical");
 
 	/* RAM served by the mapping: the opt-in */
 	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
@@ -631,7 +637,6 @@ int main(void)
 	tc = tcase_create("fallback");
 	tcase_add_test(tc, device_absent);
 	tcase_add_test(tc, device_unopenable);
-	tcase_add_test(tc, default_ram_through_readv);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }
