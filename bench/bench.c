@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -61,4 +62,14 @@ double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n)
 	if (with < 0 || base < 0 || n <= 0)
 		return -1;
 	return (double)(with - base) / n;
+}
+
+int bench_mmap_ram_on(void)
+{
+	FILE *f = fopen("/sys/module/kmem_ro/parameters/mmap_ram", "we");
+
+	if (!f)
+		return -1;
+	fputs("1", f);
+	return fclose(f) ? -1 : 0;
 }

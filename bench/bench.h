@@ -27,4 +27,10 @@ long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
  */
 double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n);
 
+/*
+ * The RAM mmap opt-in (module parameter mmap_ram=1), for benchmarks that
+ * measure RAM mappings; the module's default maps text only.  0 or -1.
+ */
+int bench_mmap_ram_on(void);
+
 #endif /* KMEM_RO_BENCH_H */

@@ -95,7 +95,8 @@ int main(void)
 	struct utsname u;
 	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
 
-	if (kmemdev_open(&h, &opts) || kmemdev_info(h, &info, NULL, 0) < 0) {
+	if (bench_mmap_ram_on() || kmemdev_open(&h, &opts) ||
+	    kmemdev_info(h, &info, NULL, 0) < 0) {
 		fprintf(stderr, "kcore_preload_bench: cannot open /dev/kmem_ro\n");
 		return 1;
 	}

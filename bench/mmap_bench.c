@@ -176,7 +176,8 @@ int main(void)
 	Elf64_Phdr *ph;
 	int fd, nph, n;
 
-	if (kmemdev_open(&w.h, NULL) || kmemdev_info(w.h, &info, ram, 64) < 1) {
+	if (bench_mmap_ram_on() || kmemdev_open(&w.h, NULL) ||
+	    kmemdev_info(w.h, &info, ram, 64) < 1) {
 		fprintf(stderr, "mmap_bench: cannot open /dev/kmem_ro\n");
 		return 1;
 	}

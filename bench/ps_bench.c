@@ -57,7 +57,7 @@ int main(void)
 	int err;
 
 	uname(&u);
-	if (open_kind(KMEMDEV_BACKEND_DEVICE, &dev) ||
+	if (bench_mmap_ram_on() || open_kind(KMEMDEV_BACKEND_DEVICE, &dev) ||
 	    open_kind(KMEMDEV_BACKEND_KCORE, &kcore)) {
 		fprintf(stderr, "ps_bench: cannot open /dev/kmem_ro and /proc/kcore\n");
 		return 1;

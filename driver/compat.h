@@ -104,6 +104,40 @@ static inline void kmem_ro_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
 #define kmem_ro_zap_vma(vma, addr, size)	zap_vma_ptes(vma, addr, size)
 #endif
 
+/*
+ * The PAT memory type x86 keeps for a RAM page in its flags
+ * (arch/x86/mm/pat/memtype.c: get_page_memtype(), static there), which
+ * vmf_insert_pfn() takes for the new entry through lookup_memtype():
+ * write-back is both bits clear.  6.1 uses PG_uncached and PG_arch_1; by
+ * 6.12 X86_PAT selects ARCH_USES_PG_ARCH_2 and PG_arch_2 replaced
+ * PG_uncached.  6.18, "mm: introduce memdesc_flags_t", put page->flags in
+ * a struct.  Without PAT nothing is tracked: the caller must not map RAM.
+ */
+#ifdef CONFIG_X86_PAT
+#ifdef CONFIG_ARCH_USES_PG_ARCH_2
+#define KMEM_RO_PG_MEMTYPE	(BIT(PG_arch_1) | BIT(PG_arch_2))
+#elif defined(CONFIG_ARCH_USES_PG_UNCACHED)
+#define KMEM_RO_PG_MEMTYPE	(BIT(PG_arch_1) | BIT(PG_uncached))
+#else
+#error "kmem_ro: where does this kernel keep a page's PAT memory type?"
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define kmem_ro_page_flags(page)	READ_ONCE((page)->flags.f)
+#else
+#define kmem_ro_page_flags(page)	READ_ONCE((page)->flags)
+#endif
+#endif
+
+/* Without PAT, RAM is not mappable (mmap.c) and the text stays write-back. */
+static inline bool kmem_ro_page_memtype_wb(const struct page *page)
+{
+#ifdef CONFIG_X86_PAT
+	return !(kmem_ro_page_flags(page) & KMEM_RO_PG_MEMTYPE);
+#else
+	return true;
+#endif
+}
+
 /* ---- events.c, probes.c: where a module's code is ---- */
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmem_ro - read-only mmap of kernel text and System RAM.
+ * kmem_ro - read-only mmap of kernel text and, as an opt-in, System RAM.
  *
  * The file offset is a physical address (see uapi/kmem_ro.h).  Each mapping
  * keeps the list of PFN ranges it may show, taken from the resource tree at
@@ -9,12 +9,20 @@
  * readers.  Pages are inserted on fault, by PMD where the kernel allows.
  * Memory that goes offline is zapped from every mapping and faults there
  * give SIGBUS until it is back online (hotplug.c).
+ *
+ * RAM beyond the text is an opt-in (mmap_ram=1): an entry outlives the
+ * checks made at fault time, and the kernel tells a module nothing of a
+ * page's later life (memfd_secret, hwpoison, memory-type changes); see
+ * docs/security.md.  So a fault inserts only a page it may show now, as
+ * it is, and gives SIGBUS for anything else: nothing stands in for it.
  */
+#include <linux/cc_platform.h>
 #include <linux/kref.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <asm/memtype.h>
 #include <asm/pgtable.h>
 
 #include <kmem_ro.h>
@@ -22,10 +30,10 @@
 #include "compat.h"
 #include "internal.h"
 
-static bool mmap_ram = true;
+static bool mmap_ram;
 module_param(mmap_ram, bool, 0644);
 MODULE_PARM_DESC(mmap_ram,
-		 "Allow mmap of all System RAM; when off only kernel text is mappable (default: on)");
+		 "Opt-in: allow mmap of all System RAM, whose mappings keep pages the kernel later hides (see kmem_ro(4)); default off: only kernel text is mappable");
 
 /* What one mapping may show; shared by the VMAs split or copied from it. */
 struct kmem_ro_mapping {
@@ -33,10 +41,32 @@ struct kmem_ro_mapping {
 	struct kmem_ro_ram *ram;
 };
 
-/* RAM beyond the text is mappable: the parameter, and no unaccepted memory. */
+/*
+ * RAM beyond the text is mappable: the parameter, no unaccepted memory, no
+ * memory encryption (a confidential guest's pages shared with the host,
+ * swiotlb and virtio rings, would be mapped through their private alias),
+ * and PAT on (without it no page's memory type is known).
+ */
 static bool kmem_ro_mmap_ram(void)
 {
-	return mmap_ram && !kmem_ro_ram_unaccepted();
+	return mmap_ram && !kmem_ro_ram_unaccepted() &&
+	       !cc_platform_has(CC_ATTR_MEM_ENCRYPT) && pat_enabled();
+}
+
+/*
+ * May @pfn be inserted now: online, healthy and in the kernel's direct map
+ * (kmem_ro_page_readable()), and write-back.  vmf_insert_pfn() gives the
+ * entry the page's PAT memory type (track_pfn_insert() in 6.1 and 6.12,
+ * pfnmap_setup_cachemode_pfn() in 7.3, both through lookup_memtype()); the
+ * exported pat_pfn_immune_to_uc_mtrr() asks the same but is for KVM only
+ * in 7.3 and does not tell write-through, so the page flags are read as
+ * lookup_memtype() reads them (compat.h).  A type changed after the check
+ * stays in the entry, as any later change does.
+ */
+static bool kmem_ro_page_mappable(unsigned long pfn, unsigned int *level)
+{
+	return kmem_ro_page_readable(pfn, level) &&
+	       kmem_ro_page_memtype_wb(pfn_to_page(pfn));
 }
 
 /**
@@ -59,19 +89,20 @@ static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct kmem_ro_mapping *map = vma->vm_private_data;
-	unsigned long pfn = vmf->pgoff, show = pfn;
+	unsigned long pfn = vmf->pgoff;
 	unsigned int level;
 	vm_fault_t ret;
 
 	if (!kmem_ro_ram_contains(map->ram, pfn, 1))
 		return VM_FAULT_SIGBUS;
-	/* Offline or removed memory is not there to read (hotplug.c). */
-	if (!pfn_to_online_page(pfn))
+	/*
+	 * Offline memory (hotplug.c), and what the kernel cannot read now:
+	 * SIGBUS, never the zero page, which would stay after the page is
+	 * readable again.  The next touch faults and checks again.
+	 */
+	if (!kmem_ro_page_mappable(pfn, &level))
 		return VM_FAULT_SIGBUS;
-	/* What the kernel cannot read reads as zeros, as in /proc/kcore. */
-	if (!kmem_ro_page_readable(pfn, &level))
-		show = page_to_pfn(ZERO_PAGE(vmf->address));
-	ret = vmf_insert_pfn(vma, vmf->address, show);
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
 	if (!kmem_ro_hotplug_inserted(vma, vmf->address, PAGE_SIZE, pfn))
 		return VM_FAULT_SIGBUS;
 	return ret;
@@ -81,7 +112,8 @@ static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 /*
  * A PMD is inserted only where the direct map uses a large page: then no
  * page inside was carved out of it (memfd_secret, poison), and only the
- * memory map needs a look.  Anything else falls back to 4 KiB faults.
+ * memory map and each page's memory type need a look.  Anything else
+ * falls back to 4 KiB faults.
  */
 static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 {
@@ -99,10 +131,11 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 	if (!IS_ALIGNED(pfn, PTRS_PER_PMD) ||
 	    !kmem_ro_ram_contains(map->ram, pfn, PTRS_PER_PMD))
 		return VM_FAULT_FALLBACK;
-	if (!kmem_ro_page_readable(pfn, &level) || level < PG_LEVEL_2M)
+	if (!kmem_ro_page_mappable(pfn, &level) || level < PG_LEVEL_2M)
 		return VM_FAULT_FALLBACK;
 	for (i = 1; i < PTRS_PER_PMD; i++)
-		if (!kmem_ro_page_online(pfn + i))
+		if (!kmem_ro_page_online(pfn + i) ||
+		    !kmem_ro_page_memtype_wb(pfn_to_page(pfn + i)))
 			return VM_FAULT_FALLBACK;
 	ret = kmem_ro_insert_pfn_pmd(vmf, pfn);
 	if (!kmem_ro_hotplug_inserted(vma, haddr, PMD_SIZE, pfn))

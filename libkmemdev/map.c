@@ -7,7 +7,8 @@
  * raises SIGBUS on any page that is not wholly RAM, so no pointer may ever
  * reach one), mapped whole on first use.  Mapping costs address space only:
  * the driver fills page tables on touch, in 2 MiB pieces where it can.
- * With mmap_ram=0 a single region covers the kernel text.
+ * By default (mmap_ram=0, RAM mmap is the driver's opt-in) a single region
+ * covers the kernel text, and kmemdev_read() reads RAM through READV.
  *
  * Lookups are the hot path (a caller may read 8 bytes at a time): they
  * translate with plain arithmetic and a binary search, then load the

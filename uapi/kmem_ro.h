@@ -58,7 +58,7 @@
 /* Feature bits reported in kmem_ro_info.features. */
 #define KMEM_RO_FEAT_INFO	(1ULL << 0)	/* KMEM_RO_IOC_INFO */
 #define KMEM_RO_FEAT_MMAP_TEXT	(1ULL << 1)	/* mmap of kernel text */
-#define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (mmap_ram=1) */
+#define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (opt-in mmap_ram=1) */
 #define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
 #define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
 #define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
@@ -80,18 +80,27 @@
  *    MAP_SHARED with PROT_WRITE is refused by the VFS first (EACCES: the
  *    fd is read-only).  VM_MAYWRITE and VM_MAYEXEC are cleared, so a later
  *    mprotect() to write or execute fails (EACCES).
- *  - The range must intersect System RAM (with mmap_ram=0: lie inside the
- *    kernel text), else EINVAL; with mmap_ram=0 a range outside the text:
- *    EPERM.  Pages of the range that are not System RAM (holes, MMIO,
- *    firmware-reserved) raise SIGBUS when touched and are never accessed.
- *  - RAM pages the kernel itself cannot read through its direct map
- *    (memfd_secret, unmapped by debug_pagealloc or on hardware poison),
- *    logically offline or hwpoisoned pages read as zeros, as /proc/kcore
- *    does.  The check is made when a page is first faulted in; see README,
- *    Security.  Memory that goes offline (memory hotplug) is revoked from
- *    every mapping: touching it raises SIGBUS until it is online again.
- *  - On a guest with unaccepted memory (TDX, SEV-SNP) only the kernel text
- *    is mappable, as with mmap_ram=0.
+ *  - By default (module parameter mmap_ram=0) only the kernel text is
+ *    mappable: a range outside the text: EPERM.  System RAM is mappable
+ *    only with the opt-in mmap_ram=1 (KMEM_RO_FEAT_MMAP_RAM set), then the
+ *    range must intersect System RAM, else EINVAL.  Pages of the range
+ *    that are not System RAM (holes, MMIO, firmware-reserved), or not text
+ *    with mmap_ram=0, raise SIGBUS when touched and are never accessed.
+ *  - A page is checked when it is first touched.  RAM the kernel itself
+ *    cannot read through its direct map (memfd_secret, unmapped by
+ *    debug_pagealloc or on hardware poison), logically offline, hwpoisoned
+ *    pages and pages whose memory type is not write-back raise SIGBUS, and
+ *    nothing is inserted: the next touch checks again.  (/proc/kcore shows
+ *    such pages as zeros.)  Memory that goes offline (memory hotplug) is
+ *    revoked from every mapping: touching it raises SIGBUS until it is
+ *    online again.  Any other later change to a page already faulted in
+ *    (memfd_secret or poison taking it, a new memory type) is not seen:
+ *    the mapping keeps showing the page.  That is what mmap_ram=1 gives
+ *    up; see README, Security.
+ *  - RAM is never mappable on a guest with unaccepted memory (TDX,
+ *    SEV-SNP), with memory encryption (SEV, SEV-ES, SNP, TDX:
+ *    CC_ATTR_MEM_ENCRYPT) or without PAT: only the kernel text, as with
+ *    mmap_ram=0, and KMEM_RO_FEAT_MMAP_RAM is clear.
  *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
  *    PMD-sized pieces are inserted when the virtual address and the
  *    offset are equally aligned (the driver's get_unmapped_area picks

@@ -364,15 +364,16 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  *
  * The first use of a RAM range maps all of it (PROT_READ, MAP_SHARED);
  * that costs address space, not memory, as the driver fills page tables on
- * touch.  Later calls make no system call and take no lock.  With the
- * module parameter mmap_ram=0 (KMEM_RO_FEAT_MMAP_RAM clear, or mmap
- * answering EPERM) only the physical range of the kernel text is mappable,
- * through its image or its direct-map address.
+ * touch.  Later calls make no system call and take no lock.  RAM is
+ * mappable only when the module was loaded with the opt-in mmap_ram=1;
+ * by default (KMEM_RO_FEAT_MMAP_RAM clear, or mmap answering EPERM) only
+ * the physical range of the kernel text is mappable, through its image or
+ * its direct-map address.
  *
  * The memory is live: it may change while read, and reads wider than the
- * CPU's natural width are not atomic.  Pages the kernel cannot read through
- * its own direct map (memfd_secret, offline or hardware-poisoned pages)
- * read as zeros, as they do through /proc/kcore.
+ * CPU's natural width are not atomic.  Touching a page the kernel cannot
+ * read through its own direct map (memfd_secret, offline or
+ * hardware-poisoned pages) raises SIGBUS (/proc/kcore shows zeros).
  *
  * Anything else fails with -ENXIO: vmalloc memory (including vmapped
  * stacks and vmalloc'ed per-CPU chunks), modules, fixmap, user addresses,
@@ -398,10 +399,10 @@ KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
  * @brief Copy kernel memory into a buffer, from whichever source serves it.
  *
  * Device handle: through kmemdev_map() when the range is mappable, with
- * everything said there (zero-filled pages included); the copy is a
+ * everything said there (SIGBUS on hidden pages included); the copy is a
  * snapshot only as far as memcpy() of live memory is one.  When it is not
  * (kmemdev_map() says -ENXIO or -EOPNOTSUPP: vmalloc, modules, per-CPU
- * chunks, RAM with mmap_ram=0) and the driver has KMEM_RO_FEAT_READV, the
+ * chunks, RAM by default: mmap_ram=0) and the driver has KMEM_RO_FEAT_READV, the
  * range is read with one READV segment instead, whose errors become the
  * function's: -EINVAL (not a kernel address), -EFAULT (unmapped, or the
  * read stopped short: the unread remainder counts as unreadable), -ENXIO

@@ -434,6 +434,9 @@ static Suite *hotplug_suite(void)
 	Suite *s = suite_create("hotplug");
 	TCase *tc = tcase_create("offline");
 
+	/* RAM mappings: the opt-in */
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
+
 	tcase_add_unchecked_fixture(tc, online_all, online_all);
 	tcase_add_checked_fixture(tc, online_all, NULL);
 	tcase_add_test(tc, offline_revokes_every_mapping);

@@ -6,7 +6,14 @@
  * only the folio's head.  The poisoned subpage's own PG_hwpoison is clear;
  * only is_page_hwpoison() -- what read_kcore_iter() asks -- sees it.  On
  * hardware, reading it is a machine check.  READV and WALK must refuse
- * every page of that folio with EPERM, as kcore does, and mmap shows zeros.
+ * every page of that folio with EPERM, as kcore does, and a mapping made
+ * under the opt-in mmap_ram=1 gives SIGBUS there.
+ *
+ * A page poisoned after a reader mapped it (mapped_then_poisoned): nothing
+ * tells the driver, so the old entry stays.  With software poison the
+ * reader goes on seeing the bytes the page held; on hardware, touching it
+ * is a machine check.  That is what the opt-in gives up (README); by
+ * default there is no such mapping.
  *
  * Poison cannot be undone: this suite runs last in its own VM.
  */
@@ -133,14 +140,88 @@ START_TEST(poisoned_hugetlb_subpage)
 		ck_assert_int_eq(w.fault_errno, -EPERM);
 		ck_assert_uint_eq(w.nodes, 0);
 
+		vt_mmap_ram_on();
 		map = vt_map_phys(fd, phys, PAGE);
+		vt_mmap_ram_off();
 		ck_assert_ptr_ne(map, MAP_FAILED);
-		ck_assert_int_eq(vt_probe_read(map, &byte), 0);
-		ck_assert_msg(byte == 0, "mmap of poisoned subpage %lu reads %#x, not zeros",
-			      sub, byte);
+		ck_assert_msg(vt_probe_read(map, &byte) == SIGBUS,
+			      "mmap of poisoned subpage %lu reads %#x, not SIGBUS", sub, byte);
 		ck_assert_int_eq(munmap(map, PAGE), 0);
 	}
 	close(memfd);
+	close(fd);
+}
+END_TEST
+
+/*
+ * A child's anonymous page holding 0x5a, mapped by the reader (opt-in)
+ * and touched, then poisoned by the child.  Memory failure unmaps it from
+ * the child through the rmap; the reader's PFN entry has none and stays.
+ */
+START_TEST(mapped_then_poisoned)
+{
+	int to_parent[2], to_child[2], status, fd = vt_open_dev();
+	const unsigned char *old, *fresh;
+	struct kmem_ro_info info;
+	unsigned char byte = 0;
+	char buf[PAGE], go = 'g';
+	uint64_t pfn = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	ck_assert_int_eq(pipe(to_parent), 0);
+	ck_assert_int_eq(pipe(to_child), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		memset(p, 0x5a, PAGE);
+		pfn = vt_pagemap_pfn(p);
+		if (write(to_parent[1], &pfn, sizeof(pfn)) != sizeof(pfn) ||
+		    read(to_child[0], &go, 1) != 1)
+			_exit(1);
+		_exit(madvise(p, PAGE, MADV_HWPOISON) ? 2 : 0);
+	}
+	ck_assert_int_eq(read(to_parent[0], &pfn, sizeof(pfn)), sizeof(pfn));
+
+	/* by default there is no mapping to keep */
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(fd, pfn * PAGE, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+
+	vt_mmap_ram_on();
+	old = vt_map_phys(fd, pfn * PAGE, PAGE);
+	ck_assert_ptr_ne(old, MAP_FAILED);
+	ck_assert_int_eq(vt_probe_read(old, &byte), 0);
+	ck_assert_int_eq(byte, 0x5a);
+
+	ck_assert_int_eq(write(to_child[1], &go, 1), 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg((WIFEXITED(status) && !WEXITSTATUS(status)) ||
+		      (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS),
+		      "poisoning child: status %#x", status);
+	ck_assert_msg(kpageflags(pfn) & (1ULL << KPF_HWPOISON), "page not poisoned");
+
+	/* the old entry stays and shows the old bytes (software poison) */
+	byte = 0;
+	ck_assert_int_eq(vt_probe_read(old, &byte), 0);
+	printf("hwpoison_test: a page poisoned after it was mapped reads %#x "
+	       "through the old mapping\n", byte);
+	ck_assert_int_eq(byte, 0x5a);
+	/* a mapping made now refuses it, as READV does */
+	fresh = vt_map_phys(fd, pfn * PAGE, PAGE);
+	ck_assert_ptr_ne(fresh, MAP_FAILED);
+	byte = 0x77;
+	ck_assert_msg(vt_probe_read(fresh, &byte) == SIGBUS,
+		      "poisoned page mapped after the poison: reads %#x, not SIGBUS", byte);
+	vt_mmap_ram_off();
+	ck_assert_int_eq(readv_one(fd, info.page_offset + pfn * PAGE, buf, sizeof(buf)), -EPERM);
+	munmap((void *)fresh, PAGE);
+	munmap((void *)old, PAGE);
 	close(fd);
 }
 END_TEST
@@ -151,6 +232,7 @@ int main(void)
 	TCase *tc = tcase_create("hwpoison");
 
 	tcase_add_test(tc, poisoned_hugetlb_subpage);
+	tcase_add_test(tc, mapped_then_poisoned);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

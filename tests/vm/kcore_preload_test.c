@@ -273,19 +273,22 @@ START_TEST(device_unopenable)
 }
 END_TEST
 
-/* mmap_ram=0: text still mapped, RAM through READV; same bytes. */
-START_TEST(mmap_ram_off)
+/*
+ * The module's default (mmap_ram=0): text still mapped, RAM through READV;
+ * same bytes, and the text reads cost no syscall.
+ */
+START_TEST(default_ram_through_readv)
 {
 	long plain, pre;
 
+	ck_assert_int_eq(vt_file_has(MMAP_RAM, "N"), 1);
 	write_spec(200, 100);
 	plain = run_reader(OUT_PLAIN, false, NULL);
-	vt_write_file(MMAP_RAM, "0");
 	pre = run_reader(OUT_PRELOAD, true, NULL);
-	vt_write_file(MMAP_RAM, "1");
 	ck_assert_int_gt(plain, 0);
 	ck_assert_int_gt(pre, 0);
 	assert_same_output();
+	ck_assert_msg(pre < plain, "%ld syscalls with the preload, %ld without", pre, plain);
 }
 END_TEST
 
@@ -609,13 +612,23 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("kcore_preload");
-	TCase *tc = tcase_create("identical");
+	/* first: the module as init loaded it */
+	TCase *tc = tcase_create("default");
+
+	tcase_add_test(tc, default_ram_through_readv);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("identical");
+
+	/* RAM served by the mapping: the opt-in */
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 
 	tcase_add_test(tc, same_bytes_fewer_syscalls);
 	tcase_add_test(tc, drgn_same_bytes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("signals_fork");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, signal_longjmp);
 	tcase_add_test(tc, fork_reads_on);
 	tcase_add_test(tc, unwritable_buffer);
@@ -624,7 +637,6 @@ int main(void)
 	tc = tcase_create("fallback");
 	tcase_add_test(tc, device_absent);
 	tcase_add_test(tc, device_unopenable);
-	tcase_add_test(tc, mmap_ram_off);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

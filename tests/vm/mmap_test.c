@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap of /dev/kmem_ro: the bytes equal /proc/kcore's, refusals get their
- * errnos, holes SIGBUS, secret pages read as zeros, huge faults keep page
- * tables small, and VMA copies (fork, split, mremap) stay safe.
+ * mmap of /dev/kmem_ro: by default kernel text only; with the opt-in
+ * mmap_ram=1 the bytes equal /proc/kcore's, refusals get their errnos,
+ * holes, secret, poisoned and write-combining pages SIGBUS (nothing stands
+ * in for a page), huge faults keep page tables small, and VMA copies
+ * (fork, split, mremap) stay safe.  What the opt-in gives up is tested as
+ * what it is: a page reused after it was mapped stays visible.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,13 +398,14 @@ START_TEST(hole_is_sigbus)
 }
 END_TEST
 
-START_TEST(secret_page_reads_zero)
+START_TEST(secret_page_is_sigbus)
 {
 	int mfd = syscall(SYS_memfd_secret, 0);
 	static char kc[PAGE];
 	const unsigned char *k;
 	struct layout l;
 	uint64_t phys;
+	unsigned char c = 0x77;
 	char *secret;
 
 	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
@@ -411,11 +417,12 @@ START_TEST(secret_page_reads_zero)
 	layout(&l);
 	k = vt_map_phys(l.fd, phys, PAGE);
 	ck_assert_ptr_ne(k, MAP_FAILED);
-	for (size_t i = 0; i < PAGE; i++)
-		ck_assert_msg(k[i] == 0, "secret byte %zu visible: 0x%02x", i, k[i]);
-	/* /proc/kcore shows the same page as zeros too */
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "secret page mapped: reads %#x, not SIGBUS", c);
+	/* /proc/kcore, checked at every read, shows zeros */
 	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + phys, kc, PAGE), 0);
-	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_int_eq(kc[i], 0);
 	ck_assert_int_eq((unsigned char)secret[7], 0xa5);
 	munmap((void *)k, PAGE);
 	munmap(secret, PAGE);
@@ -424,21 +431,314 @@ START_TEST(secret_page_reads_zero)
 }
 END_TEST
 
-START_TEST(hwpoisoned_page_reads_zero)
+START_TEST(hwpoisoned_page_is_sigbus)
 {
 	static char kc[PAGE];
 	uint64_t pfn = vt_hwpoison_page();
 	const unsigned char *k;
+	unsigned char c = 0x77;
 	struct layout l;
 
 	layout(&l);
 	k = vt_map_phys(l.fd, pfn * PAGE, PAGE);
 	ck_assert_ptr_ne(k, MAP_FAILED);
-	for (size_t i = 0; i < PAGE; i++)
-		ck_assert_msg(k[i] == 0, "poisoned byte %zu: 0x%02x", i, k[i]);
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "poisoned page mapped: reads %#x, not SIGBUS", c);
 	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + pfn * PAGE, kc, PAGE), 0);
-	ck_assert_int_eq(memcmp(kc, k, PAGE), 0);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_int_eq(kc[i], 0);
 	munmap((void *)k, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * A page whose memory type is not write-back (set_memory_wc(), as TTM page
+ * pools do) is never inserted: the entry would keep that type after the
+ * kernel sets the page back to write-back.
+ */
+START_TEST(write_combining_page_is_sigbus)
+{
+	const unsigned char *k;
+	unsigned char c = 0x77;
+	struct layout l;
+	uint64_t wc;
+
+	ck_assert_msg(vt_testobj("pat_enabled") == 1, "PAT is off: no memory types to test");
+	vt_write_file("/sys/kernel/debug/kmem_ro_testobj_wc", "1");
+	wc = vt_testobj("wc_page");
+	ck_assert_msg(wc, "kmem_ro_testobj: set_memory_wc() failed");
+	layout(&l);
+	k = vt_map_phys(l.fd, wc - l.info.page_offset, PAGE);
+	ck_assert_ptr_ne(k, MAP_FAILED);
+	ck_assert_msg(vt_probe_read(k, &c) == SIGBUS,
+		      "write-combining page mapped: reads %#x, not SIGBUS", c);
+	munmap((void *)k, PAGE);
+	close(l.fd);
+}
+END_TEST
+
+#define REUSE_PAGES	64
+#define PIPES		32
+#define SECRET_LEN	(6UL << 20)	/* memfd_secret faults count against RLIMIT_MEMLOCK (8 MiB) */
+
+/* Run on CPU 0 only: pages freed here go to its per-CPU lists, where the
+ * next allocations of the same kind here find them first. */
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+}
+
+/* The PFN of every page of @p (populated), from /proc/self/pagemap. */
+static void pagemap_pfns(const char *p, size_t len, uint64_t *pfns)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t n = len / PAGE;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, pfns, n * 8, (off_t)((uintptr_t)p / PAGE * 8)),
+			 (ssize_t)(n * 8));
+	close(fd);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(pfns[i] >> 63, "page %zu not present", i);
+		pfns[i] &= (1ULL << 55) - 1;
+	}
+}
+
+static sigjmp_buf touch_jmp;
+
+static void touch_handler(int sig)
+{
+	siglongjmp(touch_jmp, sig);
+}
+
+/*
+ * Read a byte of every page of @p (@len bytes) into @first (one per page,
+ * may be NULL); set bit i of @ok (may be NULL) when page i read.  The
+ * handler stays installed and SIGBUS unblocked (SA_NODEFER), so a page
+ * costs no system call.  Returns how many pages raised SIGBUS.
+ */
+static size_t touch_pages(const volatile unsigned char *p, size_t len, unsigned char *ok)
+{
+	struct sigaction sa = { .sa_handler = touch_handler, .sa_flags = SA_NODEFER }, old;
+	volatile size_t off = 0, bad = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(touch_jmp, 0)) {
+		bad++;
+		off += PAGE;
+	}
+	for (; off < len; off += PAGE) {
+		(void)p[off];
+		if (ok)
+			ok[off / PAGE / 8] |= 1 << (off / PAGE % 8);
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return bad;
+}
+
+/*
+ * A page the kernel cannot read when it is touched (a memfd_secret page)
+ * gives SIGBUS and nothing is inserted, so once the page is freed and
+ * reused as ordinary RAM (pipe buffers: unmovable order-0 pages, as
+ * memfd_secret's are) the same mapping shows its bytes.  A zero page
+ * inserted in its place would stay and read zeros for the new owner.
+ */
+START_TEST(unreadable_page_is_sigbus_then_live)
+{
+	static uint64_t pfn[REUSE_PAGES];
+	static char chunk[PAGE];
+	const unsigned char *view[REUSE_PAGES];
+	int mfd = syscall(SYS_memfd_secret, 0), pipes[PIPES][2];
+	int sigbus = 0, live = 0, stale = 0;
+	unsigned char c, kc[64];
+	struct layout l;
+	char *secret;
+
+	pin_cpu0();
+	layout(&l);
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	ck_assert_int_eq(ftruncate(mfd, REUSE_PAGES * PAGE), 0);
+	secret = mmap(NULL, REUSE_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	memset(secret, 0xa5, REUSE_PAGES * PAGE);
+	pagemap_pfns(secret, REUSE_PAGES * PAGE, pfn);
+	for (int i = 0; i < REUSE_PAGES; i++) {
+		view[i] = vt_map_phys(l.fd, pfn[i] * PAGE, PAGE);
+		ck_assert_ptr_ne(view[i], MAP_FAILED);
+		sigbus += vt_probe_read(view[i], &c) == SIGBUS;
+	}
+	/* freed: zeroed, back in the direct map and in the allocator */
+	ck_assert_int_eq(munmap(secret, REUSE_PAGES * PAGE), 0);
+	close(mfd);
+	memset(chunk, 0xc3, sizeof(chunk));
+	for (int i = 0; i < PIPES; i++) {
+		ck_assert_int_eq(pipe2(pipes[i], O_NONBLOCK), 0);
+		while (write(pipes[i][1], chunk, sizeof(chunk)) == (ssize_t)sizeof(chunk))
+			;
+	}
+	for (int i = 0; i < REUSE_PAGES; i++) {
+		c = 0x77;
+		ck_assert_msg(vt_probe_read(view[i], &c) == 0,
+			      "page %d, ordinary RAM again, still SIGBUS", i);
+		/* kcore, checked at this read, is the truth */
+		ck_assert_int_eq(vt_kcore_read(l.info.page_offset + pfn[i] * PAGE, kc, sizeof(kc)), 0);
+		live += kc[0] == 0xc3 && c == 0xc3;
+		stale += kc[0] == 0xc3 && c != 0xc3;
+	}
+	printf("mmap_test: %d of %d pages unreadable when touched gave SIGBUS; %d now hold "
+	       "pipe data: %d read it through the same mapping, %d stale\n",
+	       sigbus, REUSE_PAGES, live + stale, live, stale);
+	ck_assert_msg(!stale, "%d pages now holding pipe data read stale through the mapping",
+		      stale);
+	ck_assert_msg(sigbus == REUSE_PAGES, "%d unreadable (secret) pages did not SIGBUS",
+		      REUSE_PAGES - sigbus);
+	ck_assert_msg(live > 0, "no freed page was reused for pipe data");
+	for (int i = 0; i < PIPES; i++) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+	for (int i = 0; i < REUSE_PAGES; i++)
+		munmap((void *)view[i], PAGE);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * What the opt-in gives up: memfd_secret takes free pages that a RAM
+ * mapping already shows, and nothing tells the driver (secretmem_fault()
+ * only removes the direct map's entry; a PFN mapping has no rmap), so the
+ * old entries show the secret.  Here every RAM page is mapped and touched
+ * first, so the secret pages are among them.  A mapping made after that
+ * cannot show them, and by default there is no RAM mapping at all.
+ */
+START_TEST(secret_reuse_under_opt_in)
+{
+	static uint64_t secret_pfns[SECRET_LEN / PAGE];
+	const unsigned char *view[64];
+	unsigned char *ok[64];
+	int mfd = syscall(SYS_memfd_secret, 0), reused = 0, shown = 0, checked = 0, gone = 0;
+	uint64_t first[64], pages[64];
+	size_t bad = 0;
+	unsigned char c;
+	struct layout l;
+	char *secret;
+
+	pin_cpu0();
+	layout(&l);
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	ck_assert_int_le(l.nr, 64);
+	for (int i = 0; i < l.nr; i++) {
+		first[i] = (l.ram[i].start + PAGE - 1) / PAGE;
+		pages[i] = l.ram[i].end / PAGE > first[i] ? l.ram[i].end / PAGE - first[i] : 0;
+		view[i] = NULL;
+		ok[i] = calloc(pages[i] / 8 + 1, 1);
+		ck_assert_ptr_nonnull(ok[i]);
+		if (!pages[i])
+			continue;
+		view[i] = vt_map_phys(l.fd, first[i] * PAGE, pages[i] * PAGE);
+		ck_assert_ptr_ne(view[i], MAP_FAILED);
+		bad += touch_pages(view[i], pages[i] * PAGE, ok[i]);
+	}
+	ck_assert_int_eq(ftruncate(mfd, SECRET_LEN), 0);
+	secret = mmap(NULL, SECRET_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	mark_point();
+	memset(secret, 0xa5, SECRET_LEN);
+	mark_point();
+	pagemap_pfns(secret, SECRET_LEN, secret_pfns);
+	for (size_t j = 0; j < SECRET_LEN / PAGE; j++) {
+		uint64_t pfn = secret_pfns[j], k;
+		const unsigned char *now;
+		int i;
+
+		for (i = 0; i < l.nr; i++)
+			if (pfn >= first[i] && pfn < first[i] + pages[i])
+				break;
+		ck_assert_int_lt(i, l.nr);
+		k = pfn - first[i];
+		if (!(ok[i][k / 8] & (1 << (k % 8))))
+			continue;
+		reused++;
+		if (touch_pages(view[i] + k * PAGE, PAGE, NULL)) {
+			gone++;
+			continue;
+		}
+		shown += view[i][k * PAGE] == 0xa5 && view[i][k * PAGE + PAGE - 1] == 0xa5;
+		if (checked++ >= 8)
+			continue;
+		now = vt_map_phys(l.fd, pfn * PAGE, PAGE);
+		ck_assert_ptr_ne(now, MAP_FAILED);
+		c = 0x77;
+		ck_assert_msg(vt_probe_read(now, &c) == SIGBUS,
+			      "secret page mapped after it became secret: reads %#x", c);
+		munmap((void *)now, PAGE);
+		vt_mmap_ram_off();
+		errno = 0;
+		ck_assert_ptr_eq(vt_map_phys(l.fd, pfn * PAGE, PAGE), MAP_FAILED);
+		ck_assert_int_eq(errno, EPERM);
+		vt_mmap_ram_on();
+	}
+	printf("mmap_test: %zu RAM pages SIGBUS when touched; memfd_secret took %d pages "
+	       "mapped before, the old mapping shows the secret in %d, %d gone "
+	       "(the opt-in's limit)\n", bad, reused, shown, gone);
+	ck_assert_int_gt(reused, 0);
+	/* README's opt-in table says so: if this changes, change README */
+	ck_assert_int_eq(shown, reused);
+	for (int i = 0; i < l.nr; i++) {
+		if (view[i])
+			munmap((void *)view[i], pages[i] * PAGE);
+		free(ok[i]);
+	}
+	munmap(secret, SECRET_LEN);
+	close(mfd);
+	close(l.fd);
+}
+END_TEST
+
+/*
+ * The module as init loads it, without parameters: only the text is
+ * mappable, INFO says so, RAM mmap is EPERM, the library reads RAM
+ * through READV.
+ */
+START_TEST(default_maps_text_only)
+{
+	char *user = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	static char lib[PAGE], kc[PAGE];
+	struct kmemdev *h;
+	struct layout l;
+	const void *q;
+	void *p;
+
+	ck_assert_ptr_ne(user, MAP_FAILED);
+	memset(user, 0x3c, PAGE);
+	ck_assert_msg(vt_file_has(RAW_PARAM, "N") == 1, "mmap_ram is not off by default");
+	layout(&l);
+	ck_assert(!(l.info.features & KMEM_RO_FEAT_MMAP_RAM));
+	ck_assert(l.info.features & KMEM_RO_FEAT_MMAP_TEXT);
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(l.fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	assert_same_as_kcore(p, l.info.text_start, PAGE);
+	munmap(p, PAGE);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_map(h, l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				     8, &q), -ENXIO);
+	ck_assert_int_eq(kmemdev_read(h, l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				      lib, PAGE), 0);
+	ck_assert_int_eq(memcmp(lib, user, PAGE), 0);
+	ck_assert_int_eq(vt_kcore_read(l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
+				       kc, PAGE), 0);
+	ck_assert_int_eq(memcmp(lib, kc, PAGE), 0);
+	kmemdev_close(h);
+	munmap(user, PAGE);
 	close(l.fd);
 }
 END_TEST
@@ -530,8 +830,8 @@ START_TEST(huge_mapping_page_table_cost)
 	ck_assert_ptr_ne((void *)p, MAP_FAILED);
 	if (l.info.features & KMEM_RO_FEAT_MMAP_HUGE)
 		ck_assert_uint_eq(((uintptr_t)p - best_start) % PMD, 0);
-	for (size_t off = 0; off < len; off += PAGE)
-		(void)p[off];
+	/* pages poisoned or made write-combining by the tests before: SIGBUS */
+	ck_assert_uint_le(touch_pages((volatile const unsigned char *)p, len, NULL), 16);
 	after = vt_status_kb("VmPTE");
 	printf("mmap: touched %zu MiB of RAM: VmPTE %+lld kB (%s)\n", len >> 20,
 	       after - before, l.info.features & KMEM_RO_FEAT_MMAP_HUGE ? "PMD faults" : "4 KiB faults");
@@ -798,18 +1098,28 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("mmap");
-	TCase *tc = tcase_create("content");
+	TCase *tc = tcase_create("default");
 
+	tcase_add_test(tc, default_maps_text_only);
+	suite_add_tcase(s, tc);
+
+	/* the rest under the opt-in */
+	tc = tcase_create("content");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, text_matches_kcore);
 	tcase_add_test(tc, banner_matches_proc_version);
 	tcase_add_test(tc, user_page_is_live);
-	tcase_add_test(tc, secret_page_reads_zero);
-	tcase_add_test(tc, hwpoisoned_page_reads_zero);
+	tcase_add_test(tc, secret_page_is_sigbus);
+	tcase_add_test(tc, hwpoisoned_page_is_sigbus);
+	tcase_add_test(tc, write_combining_page_is_sigbus);
+	tcase_add_test(tc, unreadable_page_is_sigbus_then_live);
+	tcase_add_test(tc, secret_reuse_under_opt_in);
 	tcase_add_test(tc, huge_mapping_page_table_cost);
 	tcase_add_test(tc, twenty_threads_read_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refusals");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, write_or_exec_refused);
 	tcase_add_test(tc, vfs_refusals);
 	tcase_add_loop_test(tc, madvise_each_advice, 0, sizeof(advices) / sizeof(advices[0]));
@@ -821,12 +1131,14 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("library");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, library_read_matches_kcore);
 	tcase_add_test(tc, library_text_only_when_ram_off);
 	tcase_add_test(tc, kmemctl_read_hexdump_and_raw);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lifetime");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, fork_split_mremap);
 	tcase_add_test(tc, mremap_and_munmap_rules);
 	tcase_add_test(tc, mapping_pins_module);	/* reloads the module: last */

@@ -522,10 +522,36 @@ START_TEST(kmemctl_ps_json_loop_backends)
 }
 END_TEST
 
+/*
+ * The module's default (mmap_ram=0): ps picks WALK and runs; asking for
+ * the mmap backend is one line that names the opt-in.
+ */
+START_TEST(mmap_backend_names_the_opt_in)
+{
+	static char out[OUT_SIZE], err[4096];
+	char *mmap_ps[] = { "kmemctl", "ps", "--backend", "mmap", NULL };
+	char *plain[] = { "kmemctl", "ps", "--loop", "1", NULL };
+
+	ck_assert_int_eq(vt_file_has("/sys/module/kmem_ro/parameters/mmap_ram", "N"), 1);
+	ck_assert_msg(vt_exec(0, 0, plain, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(strstr(out, "backend: walk  tasks: "), "%s", out);
+	ck_assert_int_eq(vt_exec(0, 0, mmap_ps, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_int_eq(vt_count_lines(err), 1);
+	ck_assert_msg(strstr(err, "mmap_ram=1"), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ps");
-	TCase *tc = tcase_create("ps");
+	TCase *tc = tcase_create("default");
+
+	tcase_add_test(tc, mmap_backend_names_the_opt_in);
+	suite_add_tcase(s, tc);
+
+	/* the mmap backend and RAM mappings: the opt-in */
+	tc = tcase_create("ps");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 
 	tcase_add_test(tc, kmemctl_ps_matches_proc);
 	tcase_add_test(tc, four_backends_agree);
@@ -534,6 +560,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("library");
+	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, read_module_through_readv);
 	tcase_add_test(tc, kcore_info_matches_device);
 	tcase_add_test(tc, readv_splits_and_resumes);

@@ -343,7 +343,7 @@ static void setup(void)
 static void ctx_init(struct ctx *c)
 {
 	memcpy(c, &base, sizeof(*c));
-	c->mmap_ram = true;
+	c->mmap_ram = false;	/* the module's default */
 }
 
 /* ---- reader operations: each counts its calls and errnos ---- */
@@ -865,7 +865,7 @@ static void *holder_main(void *arg)
 /* One cycle: unload, load, n holders, unload refused, holders go. */
 static void reload_cycle(struct ctx *c, unsigned int i, bool last)
 {
-	static const char *const params[] = { "", "mmap_ram=0", "require_rawio=1" };
+	static const char *const params[] = { "mmap_ram=1", "", "require_rawio=1" };
 	const char *p = last ? "" : params[i % 3];
 	unsigned int n = 1 + i % READERS;
 	struct reader *r;
@@ -884,7 +884,7 @@ static void reload_cycle(struct ctx *c, unsigned int i, bool last)
 	ck_assert_int_eq(vt_wait_node(), 0);
 	stats->reload_s[1] += now() - t;
 	t = now();
-	c->mmap_ram = strcmp(p, "mmap_ram=0");
+	c->mmap_ram = !strcmp(p, "mmap_ram=1");
 	atomic_store(&c->stop, 0);
 
 	r = readers_new(c, n, -1);

@@ -326,6 +326,18 @@ long long vt_status_kb(const char *key)
 	return key_value("/proc/self/status", key);
 }
 
+#define MMAP_RAM_PARAM	"/sys/module/kmem_ro/parameters/mmap_ram"
+
+void vt_mmap_ram_on(void)
+{
+	vt_write_file(MMAP_RAM_PARAM, "1");
+}
+
+void vt_mmap_ram_off(void)
+{
+	vt_write_file(MMAP_RAM_PARAM, "0");
+}
+
 void *vt_map_phys(int fd, uint64_t phys, size_t len)
 {
 	return mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)phys);

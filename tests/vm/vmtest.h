@@ -132,6 +132,14 @@ long long vt_status_kb(const char *key);
 /* mmap /dev/kmem_ro read-only at physical @phys; MAP_FAILED on error. */
 void *vt_map_phys(int fd, uint64_t phys, size_t len);
 
+/*
+ * The RAM mmap opt-in (module parameter mmap_ram, default 0), as a checked
+ * fixture of the TCases that map RAM: on in setup, back to the default in
+ * teardown.  Mappings keep the mode they were made in.
+ */
+void vt_mmap_ram_on(void);
+void vt_mmap_ram_off(void);
+
 /* finit_module() of the module file @path with @params; 0 or -errno. */
 int vt_module_load(const char *path, const char *params);
 

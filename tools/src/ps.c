@@ -99,12 +99,13 @@ static void init_error(const struct ps_snap *s, enum ps_backend b, int err)
 	if (err == -EOPNOTSUPP) {
 		kmemctl_fail("ps: %s: the %s backend is not offered here (%s)",
 			     s->err_obj, ps_backend_name(b),
-			     b == PS_BACKEND_MMAP ? "driver without RAM mmap: "
-			     "mmap_ram=0?" : "this kmem_ro driver lacks the ioctl");
+			     b == PS_BACKEND_MMAP ? "RAM mmap needs kmem_ro loaded "
+			     "with mmap_ram=1" : "this kmem_ro driver lacks the ioctl");
 		return;
 	}
 	if (err == -ENXIO && b == PS_BACKEND_MMAP) {
-		kmemctl_fail("ps: %s: not mappable (mmap_ram=0?); try --backend readv",
+		kmemctl_fail("ps: %s: not mappable: the mmap backend needs kmem_ro "
+			     "loaded with mmap_ram=1 (opt-in); try --backend walk",
 			     s->err_obj);
 		return;
 	}

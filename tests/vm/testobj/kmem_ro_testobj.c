@@ -10,18 +10,27 @@
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
+ *  wc_page       a RAM page made write-combining by set_memory_wc(),
+ *                as TTM pools do, every byte WC_BYTE; made by a write to
+ *                kmem_ro_testobj_wc (a random RAM touch elsewhere must not
+ *                meet it); 0 before, or if that failed
+ *  pat_enabled   1 if PAT is on (memory types are tracked)
  */
 #include <linux/debugfs.h>
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <asm/memtype.h>
+#include <asm/set_memory.h>
 
 #define NODES		1000
 #define VBUF_PAGES	3
 #define HPET_BASE	0xfed00000UL
+#define WC_BYTE		0x5c
 
 struct tnode {
 	u64 magic;
@@ -37,7 +46,10 @@ static LIST_HEAD(corrupt_head);
 static struct tnode *loop_nodes, *corrupt_nodes;
 static unsigned char *vbuf;
 static void __iomem *mmio;
-static struct dentry *dir;
+static unsigned long wc_page;
+static bool wc_set;
+static struct dentry *dir, *wc_file;
+static DEFINE_MUTEX(wc_lock);
 
 static int testobj_show(struct seq_file *m, void *unused)
 {
@@ -52,9 +64,32 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vbuf_len %lu\n", VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "vguard 0x%lx\n", (unsigned long)vbuf + VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "mmio 0x%lx\n", (unsigned long)mmio);
+	mutex_lock(&wc_lock);
+	seq_printf(m, "wc_page 0x%lx\n", wc_set ? wc_page : 0);
+	mutex_unlock(&wc_lock);
+	seq_printf(m, "pat_enabled %d\n", pat_enabled());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
+
+static ssize_t wc_write(struct file *file, const char __user *buf, size_t len, loff_t *pos)
+{
+	mutex_lock(&wc_lock);
+	if (!wc_page) {
+		wc_page = __get_free_page(GFP_KERNEL);
+		if (wc_page) {
+			memset((void *)wc_page, WC_BYTE, PAGE_SIZE);
+			wc_set = !set_memory_wc(wc_page, 1);
+		}
+	}
+	mutex_unlock(&wc_lock);
+	return wc_set ? len : -EIO;
+}
+
+static const struct file_operations wc_fops = {
+	.owner = THIS_MODULE,
+	.write = wc_write,
+};
 
 static void free_good(void)
 {
@@ -101,6 +136,7 @@ static int __init testobj_init(void)
 		vbuf[i] = (i * 7) & 0xff;
 
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
+	wc_file = debugfs_create_file("kmem_ro_testobj_wc", 0200, NULL, NULL, &wc_fops);
 	return 0;
 
 out_free_all:
@@ -116,7 +152,11 @@ out_free_good:
 
 static void __exit testobj_exit(void)
 {
+	debugfs_remove(wc_file);
 	debugfs_remove(dir);
+	/* a page still write-combining must not go back to the allocator */
+	if (!wc_set || !set_memory_wb(wc_page, 1))
+		free_page(wc_page);
 	iounmap(mmio);
 	vfree(vbuf);
 	kfree(corrupt_nodes);
