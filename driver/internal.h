@@ -29,8 +29,9 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
-bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
-			  unsigned int *level);
+int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram);
+int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
+			 unsigned long *pfn, unsigned int *level);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);

@@ -19,7 +19,8 @@
  * PFN behind @addr: arithmetic in the direct map, which maps every RAM
  * page at one fixed place; a page-table lookup for any other address.
  */
-static int kmem_ro_addr_pfn(unsigned long addr, unsigned long *pfn)
+static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
+			    unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -29,20 +30,7 @@ static int kmem_ro_addr_pfn(unsigned long addr, unsigned long *pfn)
 		*pfn = PHYS_PFN(addr - PAGE_OFFSET);
 		return 0;
 	}
-	return kmem_ro_kernel_entry(addr, pfn, &level) ? 0 : -EFAULT;
-}
-
-/*
- * 0 if the page may be read, else -errno (see uapi/kmem_ro.h).  Whether
- * the direct map still maps it (memfd_secret, debug_pagealloc) is not
- * looked up: copy_from_kernel_nofault() of the direct-map address finds
- * out, as in read_kcore_iter(), at no cost when it does.
- */
-static int kmem_ro_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
-{
-	if (!kmem_ro_ram_contains(ram, pfn, 1))
-		return -ENXIO;
-	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
+	return kmem_ro_kernel_entry(addr, ram, pfn, &level);
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
@@ -56,9 +44,9 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 		*pfn = checked->pfn;
 		return 0;
 	}
-	err = kmem_ro_addr_pfn(cur, pfn);
+	err = kmem_ro_addr_pfn(cur, ram, pfn);
 	if (!err)
-		err = kmem_ro_check_pfn(*pfn, ram);
+		err = kmem_ro_ram_check_pfn(*pfn, ram);
 	if (!err && checked) {
 		checked->vpage = cur & PAGE_MASK;
 		checked->pfn = *pfn;
