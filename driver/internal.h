@@ -54,6 +54,8 @@ struct kmem_ro_checked_page {
 };
 
 struct file;
+void kmem_ro_read_lock(void);
+void kmem_ro_read_unlock(void);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram,
 			   struct kmem_ro_checked_page *checked, int *err);

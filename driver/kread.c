@@ -55,6 +55,34 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 }
 
 /**
+ * kmem_ro_read_lock() - hold off pages going logically offline
+ *
+ * virtio-mem sets PageOffline() on a page and then asks the host to take
+ * it away: a page that passed kmem_ro_page_online() must not go offline
+ * before it is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds
+ * page_offline_freeze(), the read side of mm/util.c's page_offline_rwsem,
+ * around its checks and copies; that side is not exported.  The write
+ * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
+ * it sets PageOffline(): holding it excludes those setters just as well.
+ * The cost of the write side is that readers of kmem_ro and of kcore wait
+ * for each other, so it is held for the check and copy of one object or
+ * one page into a kernel buffer, never across a user copy (a user page
+ * can stall for ever) and never across cond_resched().
+ */
+void kmem_ro_read_lock(void)
+{
+	page_offline_begin();
+}
+
+/**
+ * kmem_ro_read_unlock() - let pages go offline again
+ */
+void kmem_ro_read_unlock(void)
+{
+	page_offline_end();
+}
+
+/**
  * kmem_ro_read_object() - copy part of a kernel object into a kernel buffer
  * @dst: destination, @len bytes
  * @addr: kernel virtual address
@@ -63,6 +91,8 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
  * @checked: the object's last checked page (cleared per object), or NULL
  * @err: returns the errno of the page that stopped the read (0 if none)
  *
+ * Call under kmem_ro_read_lock(), held across every read of one object
+ * that shares @checked: a page checked earlier stays online until copied.
  * Every byte is copied through the direct map of a PFN that passed every
  * check; a page's check is done once per object (see struct
  * kmem_ro_checked_page), the copy every time.
@@ -105,6 +135,8 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
  * @len: bytes; may cross pages
  * @ram: System RAM snapshot taken for this call
  * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * Call under kmem_ro_read_lock().
  *
  * Return: as kmem_ro_read_object(), each page checked.
  */

@@ -51,10 +51,12 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
 	if (iov->addr + iov->len < iov->addr)
 		return -EINVAL;
 	while (done < iov->len) {
-		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE);
+		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
 		int err;
-		size_t got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
 
+		kmem_ro_read_lock();
+		got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
+		kmem_ro_read_unlock();
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;
@@ -84,10 +86,13 @@ static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
 				const struct kmem_ro_iov *iov,
 				const struct kmem_ro_ram *ram)
 {
+	size_t got;
 	int err;
-	size_t got = kmem_ro_read_kernel((char *)g->data + g->used, iov->addr,
-					 iov->len, ram, &err);
 
+	kmem_ro_read_lock();
+	got = kmem_ro_read_kernel((char *)g->data + g->used, iov->addr, iov->len,
+				  ram, &err);
+	kmem_ro_read_unlock();
 	g->res[g->nr++] = got ? (s64)got : err;
 	g->used += kmem_ro_readv_room(iov);
 }
