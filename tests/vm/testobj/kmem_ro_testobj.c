@@ -28,7 +28,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include <asm/tlbflush.h>
 
 #define NODES		1000
 #define VBUF_PAGES	3
@@ -99,17 +98,18 @@ static pmd_t *ptarea_find_pmd(void)
 	return pmd;
 }
 
-static void ptarea_flush_cpu(void *unused)
-{
-	__flush_tlb_all();
-}
-
-/* Point ptarea's PMD at @pfn as if it were a PTE table, or restore it. */
+/*
+ * Point ptarea's PMD at @pfn as if it were a PTE table, or restore it.
+ * No TLB flush (7.3 exports __flush_tlb_all() to KVM only): kmem_ro walks
+ * the tables in software, and nothing touches ptarea through the MMU
+ * while the fake entry is there, so no CPU caches a walk through it; the
+ * translations cached before are those of the real entry, put back
+ * before anyone uses them, and vfree() flushes the range before reuse.
+ */
 static void ptarea_set(bool fake, unsigned long pfn)
 {
 	set_pmd(ptarea_pmd, fake ? __pmd(PFN_PHYS(pfn) | _KERNPG_TABLE) : ptarea_real);
 	ptarea_faked = fake;
-	on_each_cpu(ptarea_flush_cpu, NULL, 1);
 }
 
 static ssize_t ptarea_pmd_write(struct file *file, const char __user *ubuf, size_t len,
