@@ -65,9 +65,10 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
  * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
  * it sets PageOffline(): holding it excludes those setters just as well.
  * The cost of the write side is that readers of kmem_ro and of kcore wait
- * for each other, so it is held for the check and copy of one object or
- * one page into a kernel buffer, never across a user copy (a user page
- * can stall for ever) and never across cond_resched().
+ * for each other, so it is held only while checking and copying into a
+ * kernel buffer -- one READV group of small segments, one page of a large
+ * one, one WALK node -- never across a user copy (a user page can stall
+ * for ever) and never across cond_resched().
  */
 void kmem_ro_read_lock(void)
 {
