@@ -29,8 +29,9 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
-bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
-			  unsigned int *level);
+int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram);
+int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
+			 unsigned long *pfn, unsigned int *level);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
@@ -53,6 +54,8 @@ struct kmem_ro_checked_page {
 };
 
 struct file;
+void kmem_ro_read_lock(void);
+void kmem_ro_read_unlock(void);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram,
 			   struct kmem_ro_checked_page *checked, int *err);

@@ -19,7 +19,8 @@
  * PFN behind @addr: arithmetic in the direct map, which maps every RAM
  * page at one fixed place; a page-table lookup for any other address.
  */
-static int kmem_ro_addr_pfn(unsigned long addr, unsigned long *pfn)
+static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
+			    unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -29,20 +30,7 @@ static int kmem_ro_addr_pfn(unsigned long addr, unsigned long *pfn)
 		*pfn = PHYS_PFN(addr - PAGE_OFFSET);
 		return 0;
 	}
-	return kmem_ro_kernel_entry(addr, pfn, &level) ? 0 : -EFAULT;
-}
-
-/*
- * 0 if the page may be read, else -errno (see uapi/kmem_ro.h).  Whether
- * the direct map still maps it (memfd_secret, debug_pagealloc) is not
- * looked up: copy_from_kernel_nofault() of the direct-map address finds
- * out, as in read_kcore_iter(), at no cost when it does.
- */
-static int kmem_ro_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
-{
-	if (!kmem_ro_ram_contains(ram, pfn, 1))
-		return -ENXIO;
-	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
+	return kmem_ro_kernel_entry(addr, ram, pfn, &level);
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
@@ -56,14 +44,43 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 		*pfn = checked->pfn;
 		return 0;
 	}
-	err = kmem_ro_addr_pfn(cur, pfn);
+	err = kmem_ro_addr_pfn(cur, ram, pfn);
 	if (!err)
-		err = kmem_ro_check_pfn(*pfn, ram);
+		err = kmem_ro_ram_check_pfn(*pfn, ram);
 	if (!err && checked) {
 		checked->vpage = cur & PAGE_MASK;
 		checked->pfn = *pfn;
 	}
 	return err;
+}
+
+/**
+ * kmem_ro_read_lock() - hold off pages going logically offline
+ *
+ * virtio-mem sets PageOffline() on a page and then asks the host to take
+ * it away: a page that passed kmem_ro_page_online() must not go offline
+ * before it is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds
+ * page_offline_freeze(), the read side of mm/util.c's page_offline_rwsem,
+ * around its checks and copies; that side is not exported.  The write
+ * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
+ * it sets PageOffline(): holding it excludes those setters just as well.
+ * The cost of the write side is that readers of kmem_ro and of kcore wait
+ * for each other, so it is held only while checking and copying into a
+ * kernel buffer -- one READV group of small segments, one page of a large
+ * one, one WALK node -- never across a user copy (a user page can stall
+ * for ever) and never across cond_resched().
+ */
+void kmem_ro_read_lock(void)
+{
+	page_offline_begin();
+}
+
+/**
+ * kmem_ro_read_unlock() - let pages go offline again
+ */
+void kmem_ro_read_unlock(void)
+{
+	page_offline_end();
 }
 
 /**
@@ -75,6 +92,8 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
  * @checked: the object's last checked page (cleared per object), or NULL
  * @err: returns the errno of the page that stopped the read (0 if none)
  *
+ * Call under kmem_ro_read_lock(), held across every read of one object
+ * that shares @checked: a page checked earlier stays online until copied.
  * Every byte is copied through the direct map of a PFN that passed every
  * check; a page's check is done once per object (see struct
  * kmem_ro_checked_page), the copy every time.
@@ -117,6 +136,8 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
  * @len: bytes; may cross pages
  * @ram: System RAM snapshot taken for this call
  * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * Call under kmem_ro_read_lock().
  *
  * Return: as kmem_ro_read_object(), each page checked.
  */

@@ -4,8 +4,8 @@
  * poisoned, accepted, outside the GART aperture, and present in the
  * kernel's own direct map.  These are the checks read_kcore_iter() makes
  * on a RAM page (6.1 and 6.12), plus the direct-map one kcore gets from
- * copy_from_kernel_nofault() of the direct-map address; README lists them
- * side by side.
+ * copy_from_kernel_nofault() of the direct-map address; docs/security.md
+ * lists them side by side.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,9 +17,7 @@
 #include <linux/page-flags.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <asm/gart.h>
-#include <asm/pgtable.h>
 
 #include "compat.h"
 #include "internal.h"
@@ -193,72 +191,25 @@ bool kmem_ro_page_online(unsigned long pfn)
 	return true;
 }
 
-/*
- * One entry of a page table, read so that a table freed and reused under
- * us cannot hurt: a stale value only yields a PFN that is then checked
- * like any other, and a table page that left the direct map faults here.
- */
-static bool kmem_ro_pt_read(unsigned long table, unsigned int index,
-			    unsigned long *val)
-{
-	return !get_kernel_nofault(*val, (unsigned long *)table + index);
-}
-
-/* The table an entry points to (not a leaf), as a direct-map address. */
-static unsigned long kmem_ro_pt_next(unsigned long val)
-{
-	return (unsigned long)__va(val & PTE_PFN_MASK);
-}
-
 /**
- * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
- * @addr: kernel virtual address
- * @pfn: returns the PFN it maps
- * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
+ * kmem_ro_ram_check_pfn() - may this page be touched at all?
+ * @pfn: any page
+ * @ram: System RAM list taken for this call
  *
- * The kernel frees page-table pages while others may walk them (a huge
- * vmap replacing a PTE table, memory hot-remove, and from 6.14 the direct
- * map's collapse), after a TLB flush that on CPUs with INVLPGB (7.x) sends
- * no IPI: interrupts off, as GUP-fast relies on, would not hold them off.
- * So every level is read with get_kernel_nofault(): the kernel half of the
- * page tables loaded in CR3 is the same in every mm (x86-64 preallocates
- * it), and the top level is never freed.
+ * The one check of a page before it is read: a data page (kread.c) and
+ * each page-table page on the way to it (kpgtable.c).  Whether the direct
+ * map still maps it (memfd_secret, debug_pagealloc) is not looked up:
+ * the *_nofault() read through the direct map finds out, as in
+ * read_kcore_iter(), at no cost when it does.
  *
- * Return: true if a present entry maps @addr.
+ * Return: 0 if it may be read, -ENXIO if it is not System RAM, -EPERM if
+ * it is RAM that must not be read (kmem_ro_page_online()).
  */
-bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
-			  unsigned int *level)
+int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
 {
-	unsigned long table = (unsigned long)__va(read_cr3_pa()), val;
-
-	if (!kmem_ro_pt_read(table, pgd_index(addr), &val) || !(val & _PAGE_PRESENT))
-		return false;
-	if (pgtable_l5_enabled() &&
-	    (!kmem_ro_pt_read(kmem_ro_pt_next(val), p4d_index(addr), &val) ||
-	     !(val & _PAGE_PRESENT)))
-		return false;
-	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pud_index(addr), &val) ||
-	    !(val & _PAGE_PRESENT))
-		return false;
-	if (val & _PAGE_PSE) {
-		*level = PG_LEVEL_1G;
-		*pfn = pud_pfn(__pud(val)) + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
-		return true;
-	}
-	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pmd_index(addr), &val) ||
-	    !(val & _PAGE_PRESENT))
-		return false;
-	if (val & _PAGE_PSE) {
-		*level = PG_LEVEL_2M;
-		*pfn = pmd_pfn(__pmd(val)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-		return true;
-	}
-	if (!kmem_ro_pt_read(kmem_ro_pt_next(val), pte_index(addr), &val) ||
-	    !(val & _PAGE_PRESENT))
-		return false;
-	*level = PG_LEVEL_4K;
-	*pfn = pte_pfn(__pte(val));
-	return true;
+	if (!kmem_ro_ram_contains(ram, pfn, 1))
+		return -ENXIO;
+	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
 }
 
 /**
@@ -268,17 +219,24 @@ bool kmem_ro_kernel_entry(unsigned long addr, unsigned long *pfn,
  *
  * memfd_secret pages and pages unmapped by debug_pagealloc or on a memory
  * error are missing from the direct map; offline and poisoned pages must
- * not be touched at all.
+ * not be touched at all.  The direct map's own tables are checked against
+ * the current RAM list (kmem_ro_kernel_entry()).
  *
  * Return: true if the kernel itself can read the page.
  */
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
 {
+	struct kmem_ro_ram *ram;
 	unsigned long mapped;
+	bool ok;
 
-	return kmem_ro_page_online(pfn) &&
-	       kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), &mapped, level) &&
-	       mapped == pfn;
+	if (!kmem_ro_page_online(pfn))
+		return false;
+	ram = kmem_ro_ram_current();
+	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, &mapped, level) &&
+	     mapped == pfn;
+	kmem_ro_ram_put(ram);
+	return ok;
 }
 
 /* The aperture as aperture_64.c finds it: northbridge 0's GART registers. */

@@ -79,6 +79,33 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 	return true;
 }
 
+/* The first link: the head's next, the head being no node of the list. */
+static bool kmem_ro_walk_head(struct kmem_ro_walker *k, unsigned long *link)
+{
+	bool ok;
+
+	k->node_page.vpage = 0;
+	kmem_ro_read_lock();
+	ok = kmem_ro_walk_next(k, k->w->head, link);
+	kmem_ro_read_unlock();
+	return ok;
+}
+
+/*
+ * One node: its record and its next link, every page of it checked and
+ * copied under one kmem_ro_read_lock() (k->node_page spans both).
+ */
+static bool kmem_ro_walk_node(struct kmem_ro_walker *k, unsigned long link,
+			      unsigned long *next)
+{
+	bool ok;
+
+	kmem_ro_read_lock();
+	ok = kmem_ro_walk_record(k, link) && kmem_ro_walk_next(k, link, next);
+	kmem_ro_read_unlock();
+	return ok;
+}
+
 /* Copy the batched records out: the last k->batched of w->nodes. */
 static int kmem_ro_walk_flush(struct kmem_ro_walker *k)
 {
@@ -107,7 +134,7 @@ static int kmem_ro_walk_run(struct kmem_ro_walker *k)
 	unsigned long link, tortoise, power = 1, lam = 0;
 
 	link = w->start;
-	if (!link && !kmem_ro_walk_next(k, w->head, &link))
+	if (!link && !kmem_ro_walk_head(k, &link))
 		return 0;
 	tortoise = link;
 	for (;;) {
@@ -130,7 +157,7 @@ static int kmem_ro_walk_run(struct kmem_ro_walker *k)
 			w->status = KMEM_RO_WALK_INTERRUPTED;
 			return w->nodes ? 0 : -EINTR;
 		}
-		if (!kmem_ro_walk_record(k, link) || !kmem_ro_walk_next(k, link, &next))
+		if (!kmem_ro_walk_node(k, link, &next))
 			return 0;
 		w->nodes++;
 		if (++k->batched * k->record_size + k->record_size > k->batch_size &&

@@ -203,6 +203,8 @@ struct kmem_ro_info {
  *            every page of a poisoned hugetlb folio, the GART aperture,
  *            and (on a guest with unaccepted memory) all RAM but the
  *            kernel text
+ * A kernel page-table page on the way to a non-direct-map address is
+ * checked the same way before it is read: ENXIO or EPERM as above.
  * Whatever alias was asked for (kernel image, vmalloc, modules, fixmap),
  * the PFN behind it is checked and the bytes are copied from the direct
  * map of that PFN, through a kernel bounce buffer.

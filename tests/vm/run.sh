@@ -111,9 +111,11 @@ make_initramfs() {
 	echo "$stage.cpio"
 }
 
-# boot kernel accel cmdline log initrd
+# boot kernel accel cmdline log initrd [qemu-trace-event]
 boot() {
-	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single
+	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single trace=()
+	# QEMU's own trace of an event (log backend), to $log.trace
+	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
 	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
 	# emulated CPU for the default 20 s soft-lockup limit (seen once at
 	# boot); a real lockup still reports.
@@ -124,7 +126,7 @@ boot() {
 	[ "$extra" = - ] && extra=
 	extra=${extra//,/ }	# several arguments: comma-separated in tests/vm/groups
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$tcg" -cpu max -smp 2 \
-		-m "$MEM" -display none -monitor none -no-reboot \
+		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 $extra" </dev/null
@@ -152,6 +154,17 @@ judge() {
 		total_pass=$((total_pass + c - f - e))
 		total_fail=$((total_fail + f + e))
 	done < <(grep -aE '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tr -d '\r')
+	# "@@TRACE_ABSENT ERE": a device access the guest says must not
+	# happen, looked for in QEMU's trace (+qemu-trace=EVENT)
+	while read -r line; do
+		if [ ! -f "$log.trace" ]; then
+			say "$kernel/$group: @@TRACE_ABSENT but no QEMU trace (+qemu-trace=EVENT)"; ok=1
+		elif grep -aEq -- "$line" "$log.trace"; then
+			say "$kernel/$group: QEMU trace shows what must not happen: $line"
+			grep -aE -m 3 -- "$line" "$log.trace" | sed 's/^/    /'
+			ok=1
+		fi
+	done < <(sed -n 's/^@@TRACE_ABSENT //p' "$log" | tr -d '\r')
 	grep -aE '^[^@].*:[0-9]+:[EF]:' "$log" | tr -d '\r' | sed "s|^|vm: $kernel/$group: |"
 	if grep -aEq "$BAD" "$log"; then
 		say "$kernel/$group: kernel log reports a problem:"
@@ -164,7 +177,7 @@ judge() {
 # One boot of one group on one kernel: its verdict and Check counts go to
 # $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
 run_one() {
-	local kernel=$1 group=$2 accel=$3 extra=$4 root cmdline initrd start rc verdict log
+	local kernel=$1 group=$2 accel=$3 extra=$4 root cmdline initrd start rc verdict log trace=
 	shift 4
 	log=$logs/$kernel-$group.log
 	rm -f "$log"
@@ -173,6 +186,12 @@ run_one() {
 	# systemd and udev and `make install` laid over it (both made by
 	# make vm-root).
 	root=- cmdline=$extra
+	rm -f "$log.trace"
+	# extra "+qemu-trace=EVENT": QEMU traces EVENT to $log.trace
+	# (judged by the guest's @@TRACE_ABSENT lines)
+	if [[ $extra == +qemu-trace=* ]]; then
+		trace=${extra#+qemu-trace=} cmdline=-
+	fi
 	if [[ $extra == +udev-root* ]]; then
 		[[ $extra =~ ^\+udev-root=[a-z]+$ ]] ||
 			{ say "$group: '$extra': want +udev-root=SUITE"; return 1; }
@@ -182,7 +201,7 @@ run_one() {
 	fi
 	initrd=$(make_initramfs "$kernel" "$accel" "$root" "$@") || { say "missing test binaries"; return 1; }
 	start=$(date +%s)
-	boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
+	boot "$kernel" "$accel" "$cmdline" "$log" "$initrd" "$trace"
 	rc=$?
 	# A group marked "+retry" in its accel column depends on where one
 	# boot's allocator puts pages (alias_test): one more boot if the
@@ -190,7 +209,7 @@ run_one() {
 	if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
 		say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
 		mv "$log" "$log.1"
-		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
+		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd" "$trace"
 		rc=$?
 	fi
 	rm -f "$initrd"

@@ -15,10 +15,19 @@
  *                kmem_ro_testobj_wc (a random RAM touch elsewhere must not
  *                meet it); 0 before, or if that failed
  *  pat_enabled   1 if PAT is on (memory types are tracked)
+ *  ptarea        a 2 MiB-aligned PMD_SIZE of vmalloc, page i's first u64
+ *                PTAREA_MAGIC | i, its PTE table the area's own
+ *  ptarea_pfn    the PFN of ptarea's page 0
+ *
+ * Writing a PFN to kmem_ro_testobj_pmd makes ptarea's PMD entry a table
+ * entry pointing at that page (a stale or corrupt kernel page table, as a
+ * walker racing a table's free would see); writing "restore" puts the
+ * real entry back.  Nothing but the test reads ptarea meanwhile.
  */
 #include <linux/debugfs.h>
 #include <linux/io.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -31,6 +40,7 @@
 #define VBUF_PAGES	3
 #define HPET_BASE	0xfed00000UL
 #define WC_BYTE		0x5c
+#define PTAREA_MAGIC	0x7074000000000000ULL
 
 struct tnode {
 	u64 magic;
@@ -48,8 +58,13 @@ static unsigned char *vbuf;
 static void __iomem *mmio;
 static unsigned long wc_page;
 static bool wc_set;
-static struct dentry *dir, *wc_file;
 static DEFINE_MUTEX(wc_lock);
+static struct dentry *dir, *wc_file, *pmd_file;
+static void *ptbuf;		/* 2 * PMD_SIZE: ptarea lies inside */
+static unsigned long ptarea;
+static pmd_t *ptarea_pmd, ptarea_real;
+static bool ptarea_faked;
+static DEFINE_MUTEX(ptarea_lock);
 
 static int testobj_show(struct seq_file *m, void *unused)
 {
@@ -68,6 +83,8 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "wc_page 0x%lx\n", wc_set ? wc_page : 0);
 	mutex_unlock(&wc_lock);
 	seq_printf(m, "pat_enabled %d\n", pat_enabled());
+	seq_printf(m, "ptarea 0x%lx\n", ptarea);
+	seq_printf(m, "ptarea_pfn 0x%lx\n", vmalloc_to_pfn((void *)ptarea));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
@@ -90,6 +107,96 @@ static const struct file_operations wc_fops = {
 	.owner = THIS_MODULE,
 	.write = wc_write,
 };
+
+/*
+ * The PMD entry of ptarea, found from CR3 as kmem_ro finds it: the kernel
+ * half of the page tables is shared by every mm (init_mm is not exported).
+ * NULL unless it points to a PTE table, which vmalloc() of order-0 pages
+ * makes and which only ptarea's pages use.
+ */
+static pmd_t *ptarea_find_pmd(void)
+{
+	pgd_t *pgd = (pgd_t *)__va(read_cr3_pa()) + pgd_index(ptarea);
+	p4d_t *p4d = p4d_offset(pgd, ptarea);
+	pud_t *pud;
+	pmd_t *pmd;
+
+	if (p4d_none(*p4d) || p4d_bad(*p4d))
+		return NULL;
+	pud = pud_offset(p4d, ptarea);
+	if (pud_none(*pud) || pud_leaf(*pud) || pud_bad(*pud))
+		return NULL;
+	pmd = pmd_offset(pud, ptarea);
+	if (pmd_none(*pmd) || pmd_leaf(*pmd) || pmd_bad(*pmd))
+		return NULL;
+	return pmd;
+}
+
+/*
+ * Point ptarea's PMD at @pfn as if it were a PTE table, or restore it.
+ * No TLB flush (7.3 exports __flush_tlb_all() to KVM only): kmem_ro walks
+ * the tables in software, and nothing touches ptarea through the MMU
+ * while the fake entry is there, so no CPU caches a walk through it; the
+ * translations cached before are those of the real entry, put back
+ * before anyone uses them, and vfree() flushes the range before reuse.
+ */
+static void ptarea_set(bool fake, unsigned long pfn)
+{
+	set_pmd(ptarea_pmd, fake ? __pmd(PFN_PHYS(pfn) | _KERNPG_TABLE) : ptarea_real);
+	ptarea_faked = fake;
+}
+
+static ssize_t ptarea_pmd_write(struct file *file, const char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	char buf[32];
+	unsigned long pfn = 0;
+	bool fake;
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	buf[len] = 0;
+	fake = !sysfs_streq(buf, "restore");
+	if (fake && kstrtoul(buf, 0, &pfn))
+		return -EINVAL;
+	mutex_lock(&ptarea_lock);
+	ptarea_set(fake, pfn);
+	mutex_unlock(&ptarea_lock);
+	return len;
+}
+
+static const struct file_operations pmd_fops = {
+	.owner = THIS_MODULE,
+	.write = ptarea_pmd_write,
+};
+
+/* ptarea: the first PMD_SIZE-aligned PMD_SIZE of ptbuf, each page marked. */
+static int ptarea_init(void)
+{
+	unsigned long i;
+
+	ptbuf = vmalloc(2 * PMD_SIZE);
+	if (!ptbuf)
+		return -ENOMEM;
+	ptarea = ALIGN((unsigned long)ptbuf, PMD_SIZE);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		*(u64 *)(ptarea + i * PAGE_SIZE) = PTAREA_MAGIC | i;
+	ptarea_pmd = ptarea_find_pmd();
+	if (!ptarea_pmd) {
+		pr_err("kmem_ro_testobj: ptarea %#lx: no PTE table of its own\n", ptarea);
+		vfree(ptbuf);
+		return -ENOENT;
+	}
+	ptarea_real = *ptarea_pmd;
+	return 0;
+}
+
+static void ptarea_exit(void)
+{
+	if (ptarea_faked)
+		ptarea_set(false, 0);
+	vfree(ptbuf);
+}
 
 static void free_good(void)
 {
@@ -135,8 +242,12 @@ static int __init testobj_init(void)
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
 
+	if (ptarea_init())
+		goto out_free_all;
+
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
 	wc_file = debugfs_create_file("kmem_ro_testobj_wc", 0200, NULL, NULL, &wc_fops);
+	pmd_file = debugfs_create_file("kmem_ro_testobj_pmd", 0200, NULL, NULL, &pmd_fops);
 	return 0;
 
 out_free_all:
@@ -152,11 +263,13 @@ out_free_good:
 
 static void __exit testobj_exit(void)
 {
+	debugfs_remove(pmd_file);
 	debugfs_remove(wc_file);
 	debugfs_remove(dir);
 	/* a page still write-combining must not go back to the allocator */
 	if (!wc_set || !set_memory_wb(wc_page, 1))
 		free_page(wc_page);
+	ptarea_exit();
 	iounmap(mmio);
 	vfree(vbuf);
 	kfree(corrupt_nodes);

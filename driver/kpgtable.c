@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem_ro - the kernel page-table entry behind a kernel virtual address.
+ *
+ * The walk reads the tables itself, as /proc/kcore's vread() never has to
+ * (kcore reads vmalloc through the vmap_area list, which a module cannot
+ * see).  Each table page it is about to read must first pass the checks
+ * of a data page (kmem_ro_ram_check_pfn()): a table freed and reused under
+ * the walk can hold any value, and its "next table" can then be MMIO, a
+ * poisoned or offline page, or memory a confidential guest never accepted.
+ */
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+#include <asm/pgtable.h>
+
+#include "internal.h"
+
+/*
+ * Entry @index of the table in page @table_pfn: 0, -EFAULT if the table
+ * page faults (it left the direct map), or the errno of its check.
+ */
+static int kmem_ro_pt_read(unsigned long table_pfn, unsigned int index,
+			   const struct kmem_ro_ram *ram, unsigned long *val)
+{
+	unsigned long *table = pfn_to_kaddr(table_pfn);
+	int err = kmem_ro_ram_check_pfn(table_pfn, ram);
+
+	if (err)
+		return err;
+	return get_kernel_nofault(*val, table + index) ? -EFAULT : 0;
+}
+
+/* The table a present, non-leaf entry points to: its PFN. */
+static unsigned long kmem_ro_pt_next(unsigned long val)
+{
+	return (val & PTE_PFN_MASK) >> PAGE_SHIFT;
+}
+
+/* Read entry @index of @table_pfn into @val: 0 if present, else -errno. */
+static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
+			      const struct kmem_ro_ram *ram, unsigned long *val)
+{
+	int err = kmem_ro_pt_read(table_pfn, index, ram, val);
+
+	if (!err && !(*val & _PAGE_PRESENT))
+		err = -EFAULT;
+	return err;
+}
+
+/**
+ * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
+ * @addr: kernel virtual address
+ * @ram: System RAM list every table page must be in
+ * @pfn: returns the PFN it maps
+ * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
+ *
+ * The kernel frees page-table pages while others may walk them (a huge
+ * vmap replacing a PTE table, pud_free_pmd_page() under a 1 GiB ioremap,
+ * memory hot-remove, and from 6.14 the direct map's collapse), after a
+ * TLB flush that on CPUs with INVLPGB (7.x) sends no IPI: interrupts off,
+ * as GUP-fast relies on, would not hold them off.  So every level, the
+ * top one included, is checked like a data page and then read with
+ * get_kernel_nofault() through the direct map: the kernel half of the
+ * page tables loaded in CR3 is the same in every mm (x86-64 preallocates
+ * it), and the top level is never freed.  The PFN found at the end is the
+ * caller's to check.
+ *
+ * Return: 0 if a present entry maps @addr; -EFAULT if none does (or a
+ * table page faulted); -ENXIO or -EPERM if a table page on the way failed
+ * its check (kmem_ro_ram_check_pfn()), and was not read.
+ */
+int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
+			 unsigned long *pfn, unsigned int *level)
+{
+	unsigned long table = PHYS_PFN(read_cr3_pa()), val;
+	int err;
+
+	err = kmem_ro_pt_present(table, pgd_index(addr), ram, &val);
+	if (!err && pgtable_l5_enabled())
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), p4d_index(addr), ram, &val);
+	if (!err)
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), pud_index(addr), ram, &val);
+	if (err)
+		return err;
+	if (val & _PAGE_PSE) {
+		*level = PG_LEVEL_1G;
+		*pfn = pud_pfn(__pud(val)) + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
+		return 0;
+	}
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pmd_index(addr), ram, &val);
+	if (err)
+		return err;
+	if (val & _PAGE_PSE) {
+		*level = PG_LEVEL_2M;
+		*pfn = pmd_pfn(__pmd(val)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+		return 0;
+	}
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pte_index(addr), ram, &val);
+	if (err)
+		return err;
+	*level = PG_LEVEL_4K;
+	*pfn = pte_pfn(__pte(val));
+	return 0;
+}
