@@ -386,7 +386,8 @@ struct kmem_ro_pagemap_run {
  * @reserved: in: must be 0
  *
  * Only the page tables covering [@start, @end) are walked, under the
- * target's mmap read lock, holes between VMAs in one step.  Entries are
+ * target's mmap read lock, taken again after at most 8192 entries (the
+ * kernel's own pagemap takes it per 512), holes between VMAs in one step.  Entries are
  * bit-identical to /proc/PID/pagemap of the running kernel, including its
  * rules: PFNs (and swap offsets) read as 0 unless the opener of this fd had
  * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE (where the kernel
