@@ -392,9 +392,11 @@ static bool kmem_ro_kprobe_decodable(unsigned long func, unsigned long size)
 }
 
 /*
- * Is @addr the start of a function, and @offset inside it?  The kernel's
+ * Is @addr the start of a symbol, and @offset inside it?  The kernel's
  * own name for it is recorded: aliases share an address, so the caller's
- * @name need not be the one kallsyms picks.
+ * @name need not be the one kallsyms picks.  A data symbol passes here
+ * (no exported helper tells text from data); ftrace at offset 0 and
+ * kprobes (not kernel text) at others refuse it: EOPNOTSUPP, as uapi says.
  */
 static int kmem_ro_probe_resolve(const struct kmem_ro_probe_spec *spec, char *name)
 {

@@ -481,11 +481,12 @@ struct kmem_ro_pagemap {
  *	bookkeeping: the driver records the kernel's name for @addr, which
  *	may be an alias of it)
  * @result: out: the probe id (> 0), or -errno for this spec only:
- *	ENOENT (@addr is not the start of a function, or is code being
+ *	ENOENT (@addr is not the start of a kernel symbol, or is code being
  *	unloaded), EEXIST (this file already probes that place, or this
- *	call names it twice), EINVAL (flags, @offset past the function or
- *	inside an instruction), EOPNOTSUPP (not probe-able: ftrace refuses
- *	the function - notrace, noinstr - or, at an offset, kprobes refuses
+ *	call names it twice), EINVAL (flags, @offset past the symbol or
+ *	inside an instruction), EOPNOTSUPP (not probe-able: a data symbol,
+ *	at any offset inside it; ftrace refuses the function - notrace,
+ *	noinstr - or, at an offset, kprobes refuses
  *	the place - kprobe blacklist, jump label, static call, BUG, an
  *	instruction it cannot step), ENOSPC (max_probes_per_file or
  *	max_probes reached), ENOMEM, EBUSY (any other refusal of kprobes

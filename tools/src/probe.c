@@ -137,7 +137,7 @@ static const char *refusal_text(int err)
 	case EINVAL:
 		return "offset past the function or not on an instruction";
 	case EOPNOTSUPP:
-		return "not probe-able: notrace or blacklisted";
+		return "not probe-able: data, notrace or blacklisted";
 	case ENOMEM:
 		return "out of memory";
 	default:
