@@ -20,7 +20,9 @@
  * keys an xarray): a stale id names no probe, never a newer one.  Hit
  * counters only ever grow; RESET moves a per-probe base instead of zeroing
  * them, so a hit during a RESET is counted once, before or after it.
- * Probe memory is charged to the caller's memory cgroup, and the
+ * Probe memory is charged to the caller's memory cgroup, except the
+ * rhashtable's buckets: lib/rhashtable.c allocates them with GFP_KERNEL
+ * (on resize from its worker), which no active memcg can redirect.  The
  * module parameters max_probes_per_file and max_probes cap the number of
  * probes (ENOSPC per spec beyond).
  *

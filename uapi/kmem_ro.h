@@ -390,9 +390,13 @@ struct kmem_ro_pagemap_run {
  * kernel's own pagemap takes it per 512), holes between VMAs in one step.  Entries are
  * bit-identical to /proc/PID/pagemap of the running kernel, including its
  * rules: PFNs (and swap offsets) read as 0 unless the opener of this fd had
- * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE (where the kernel
- * would also accept ptrace-read access by the same user: a capability is
- * the check available to modules).
+ * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE.  That is not the
+ * kernel's check: /proc/PID/pagemap asks mm_access(PTRACE_MODE_READ_FSCREDS)
+ * at open, which also lets the same user in, and runs the LSMs' ptrace
+ * hook (security_ptrace_access_check(): SELinux, AppArmor, Smack,
+ * Landlock).  Neither mm_access() nor ptrace_may_access() nor that hook is
+ * exported, so a same-user caller is refused here, and a CAP_SYS_PTRACE
+ * holder whose LSM policy forbids reading that process is let in.
  *
  * Errors: EINVAL (flags, reserved, size, range not page aligned, empty,
  * reversed or beyond user space, buffer smaller than one item or
@@ -441,7 +445,8 @@ struct kmem_ro_pagemap {
  * /sys/module/kmem_ro/parameters/; a spec beyond either gets -ENOSPC.
  * Lowering them removes no probe.  Probe memory is charged to the memory
  * cgroup of the process that adds the probe; ftrace's and kprobes' own
- * memory for it is not.
+ * memory for it is not, nor the hash table's bucket array (rhashtable
+ * allocates it without __GFP_ACCOUNT).
  *
  * Calls and errors: a call that fails has done nothing.  Its arguments
  * are checked before anything is done: EINVAL, E2BIG, EPERM, EFAULT (the
