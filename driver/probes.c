@@ -102,6 +102,16 @@ module_param(max_probes, uint, 0644);
 MODULE_PARM_DESC(max_probes,
 		 "Probes all open files together may hold; more are refused with ENOSPC (default 262144)");
 
+/*
+ * The security model asks CAP_PERFMON or CAP_SYS_ADMIN on top of the fd to
+ * change what the kernel runs; a site whose monitoring group is trusted
+ * with that (the fd already reads all kernel memory) sets probe_group.
+ */
+static bool probe_group;
+module_param(probe_group, bool, 0644);
+MODULE_PARM_DESC(probe_group,
+		 "Let any holder of the fd add, enable and disable probes and start snapshots, without CAP_PERFMON or CAP_SYS_ADMIN (default: no)");
+
 static atomic_long_t kmem_ro_nr_probes;
 
 struct kmem_ro_probe {
@@ -230,10 +240,20 @@ static int kmem_ro_probe_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/**
+ * kmem_ro_may_probe() - may the caller start changing what the kernel runs?
+ *
+ * Return: true with CAP_PERFMON or CAP_SYS_ADMIN, or for anyone when the
+ * module parameter probe_group is set.
+ */
+bool kmem_ro_may_probe(void)
+{
+	return READ_ONCE(probe_group) || capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
+}
+
 static bool kmem_ro_probe_allowed(void)
 {
-	return (capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN)) &&
-	       !security_locked_down(LOCKDOWN_KPROBES);
+	return kmem_ro_may_probe() && !security_locked_down(LOCKDOWN_KPROBES);
 }
 
 /*

@@ -433,7 +433,8 @@ struct kmem_ro_pagemap {
  * another hit in the same context (ftrace's recursion protection).
  *
  * Adding, enabling and disabling need CAP_PERFMON or CAP_SYS_ADMIN besides
- * the fd (EPERM), and are refused where lockdown forbids kprobes
+ * the fd (EPERM) unless the module parameter probe_group is set (then the
+ * fd is enough), and are refused where lockdown forbids kprobes
  * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
  *
  * Ids: a file numbers its probes 1, 2, 3, ... in the order they are made
@@ -691,7 +692,7 @@ struct kmem_ro_probe_list {
  *
  * Errors: EINVAL (flags, reserved, size, @interval_ms out of range, or not
  * 0 with STOP), E2BIG (size), EFAULT, EPERM (start without CAP_PERFMON or
- * CAP_SYS_ADMIN), ENOENT (start: this file has no probes; stop: it takes
+ * CAP_SYS_ADMIN, unless probe_group is set), ENOENT (start: this file has no probes; stop: it takes
  * no snapshots), ENOMEM.
  */
 struct kmem_ro_events_snapshot {
