@@ -210,20 +210,23 @@ END_TEST
 
 /* ---- kmemctl probe list ---- */
 
-START_TEST(list_shows_other_owner)
-{
-	char *argv[] = { "kmemctl", "probe", "list", "--json", NULL };
-	char *text[] = { "kmemctl", "probe", "list", NULL };
-	int ready[2], done[2], status;
-	char pat[64], addr[64], c;
-	const char *p;
+/* Another process holding two enabled probes on HOT, entry and kprobe. */
+struct prober {
 	pid_t pid;
+	int done;	/* write a byte: it closes its probes and exits */
+};
+
+static struct prober start_prober(void)
+{
+	int ready[2], done[2];
+	struct prober pr;
+	char c;
 
 	ck_assert_int_eq(pipe(ready), 0);
 	ck_assert_int_eq(pipe(done), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
+	pr.pid = fork();
+	ck_assert_int_ge(pr.pid, 0);
+	if (!pr.pid) {
 		struct kmemdev *h = open_dev();
 		struct kmem_ro_probe_spec s[2];
 		unsigned int added;
@@ -247,6 +250,29 @@ START_TEST(list_shows_other_owner)
 	close(ready[1]);
 	close(done[0]);
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	pr.done = done[1];
+	return pr;
+}
+
+static void stop_prober(struct prober pr)
+{
+	int status;
+
+	ck_assert_int_eq(write(pr.done, "d", 1), 1);
+	close(pr.done);
+	ck_assert_int_eq(waitpid(pr.pid, &status, 0), pr.pid);
+	ck_assert_int_eq(status, 0);
+}
+
+START_TEST(list_shows_other_owner)
+{
+	char *argv[] = { "kmemctl", "probe", "list", "--json", NULL };
+	char *text[] = { "kmemctl", "probe", "list", NULL };
+	struct prober pr = start_prober();
+	pid_t pid = pr.pid;
+	char pat[64], addr[64];
+	const char *p;
 
 	ck_assert_msg(vt_exec(0, 0, argv, out, sizeof(out), err,
 			      sizeof(err)) == 0, "%s", err);
@@ -270,10 +296,7 @@ START_TEST(list_shows_other_owner)
 	ck_assert_ptr_nonnull(strstr(out, "OWNER"));
 	ck_assert_ptr_nonnull(strstr(out, "_sys_getppid+0x0 "));
 	ck_assert_ptr_nonnull(strstr(out, "kprobe"));
-
-	ck_assert_int_eq(write(done[1], "d", 1), 1);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(status, 0);
+	stop_prober(pr);
 
 	/* The owner gone, its probes are too. */
 	ck_assert_int_eq(vt_exec(0, 0, argv, out, sizeof(out), err,
@@ -451,40 +474,19 @@ START_TEST(member_probes_with_probe_group)
 	static char root_out[sizeof(out)];
 	uint64_t addr = vt_kallsyms(HOT);
 	long long added, total;
-	int ready[2], done[2], status;
-	char c, *nl;
-	pid_t pid;
+	struct prober pr;
+	int status;
+	char *nl;
 
 	vt_write_file(PROBE_GROUP_PARAM, "1");
 	ck_assert_int_eq(vt_run_as_monitor(add_count_as_caller, &addr), 0);
 
 	/* list: another (root) process's probes, as root lists them */
-	ck_assert_int_eq(pipe(ready), 0);
-	ck_assert_int_eq(pipe(done), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct kmemdev *h = open_dev();
-		struct kmem_ro_probe_spec s[2];
-		unsigned int n;
-
-		if (kmemdev_probe_spec_fill(h, &s[0], HOT, 0, KMEM_RO_PROBE_ENABLED) ||
-		    kmemdev_probe_spec_fill(h, &s[1], HOT, vt_after_fentry(s[0].addr), 0) ||
-		    kmemdev_probes_add(h, s, 2, &n) || n != 2)
-			_exit(1);
-		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
-			_exit(2);
-		_exit(0);
-	}
-	close(ready[1]);
-	close(done[0]);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	pr = start_prober();
 	ck_assert_msg(vt_exec(0, 0, list, root_out, sizeof(root_out), err, sizeof(err)) == 0,
 		      "%s", err);
 	ck_assert_msg(kmemctl_as_member(list) == 0, "%s", err);
-	ck_assert_int_eq(write(done[1], "d", 1), 1);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(status, 0);
+	stop_prober(pr);
 	strip_hits(out);
 	strip_hits(root_out);
 	ck_assert_str_eq(out, root_out);
