@@ -403,7 +403,7 @@ static long kmem_ro_snap_start(struct file *file, struct kmem_ro_events_snapshot
 	struct kmem_ro_snap *s, *fresh;
 	unsigned long delay = msecs_to_jiffies(a->interval_ms);
 
-	if (!capable(CAP_PERFMON) && !capable(CAP_SYS_ADMIN))
+	if (!kmem_ro_may_probe())
 		return -EPERM;
 	if (!kmem_ro_probe_count(file))
 		return -ENOENT;

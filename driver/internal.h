@@ -70,6 +70,7 @@ void kmem_ro_probe_release(struct file *file);
 int kmem_ro_probe_init(void);
 void kmem_ro_probe_exit(void);
 unsigned int kmem_ro_probe_count(struct file *file);
+bool kmem_ro_may_probe(void);
 int kmem_ro_probe_for_each_hits(struct file *file,
 				int (*fn)(void *arg, unsigned int idx, unsigned int nr,
 					  u64 id, u64 hits),

@@ -31,10 +31,11 @@
 
 /*
  * Entries gathered per mmap lock hold.  fs/proc/task_mmu.c takes one PMD's
- * worth (4 KiB); 16 PMDs per lock, find_vma() and the copy out take the
- * fixed cost per page down without holding the lock much longer.  Runs
- * are few per page: 128 of them in a slab object, not an order-4 page
- * allocated per call, which cost a THP range's runs as much as the walk.
+ * worth (4 KiB); 16 PMDs per lock (PM_WORK_PER_LOCK), find_vma() and the
+ * copy out take the fixed cost per page down without holding the lock
+ * much longer.  Runs are few per page: 128 of them in a slab object, not
+ * an order-4 page allocated per call, which cost a THP range's runs as
+ * much as the walk.
  */
 #define PM_KBUF_BYTES	SZ_64K
 #define PM_KBUF_RUNS	128
@@ -55,8 +56,17 @@ struct kmem_ro_pm {
 	u64 open_step;			/* its frame step per page */
 	unsigned long addr;		/* next page to describe */
 	bool full;			/* the user buffer can take no more */
+	long work_left;			/* entries this lock hold may still read */
 };
 
+/*
+ * Entries read per mmap lock hold, whatever the buffers hold: flat mode
+ * fills its buffer at this many, but in RUNS mode a run that keeps growing
+ * (every run, with frames hidden) takes no slot, and without this bound
+ * the whole range was walked under one hold, stalling the target's
+ * writers (mmap, munmap) and so its page faults behind them.
+ */
+#define PM_WORK_PER_LOCK	(PM_KBUF_BYTES / sizeof(u64))
 
 static bool pm_room(struct kmem_ro_pm *pm)
 {
@@ -410,6 +420,7 @@ static bool pm_pmd(struct kmem_ro_pm *pm, struct vm_area_struct *vma, pmd_t *pmd
 		return pm_hole(pm, end, hole_flags);
 	/* a PTE table stays while interrupts are off, as for GUP-fast */
 	ptep = pte_offset_kernel(&pmd, pm->addr);
+	pm->work_left -= (end - pm->addr) >> PAGE_SHIFT;
 	if (pm->runs)
 		return pm_ptes_runs(pm, ptep, end, hole_flags);
 	return pm_ptes_flat(pm, ptep, end, hole_flags);
@@ -457,10 +468,14 @@ static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 		return pm_hole(pm, end, hole_flags);
 
 	pmdp = pmd_offset(&pud, addr);
+	pm->work_left--;
 	for (mapped = 0; addr < end && mapped < PM_PMDS_PER_STEP; mapped++) {
 		/* empty PMDs, the sparse case: one hole, not a step each */
-		for (next = addr; next < end && pmd_none(READ_ONCE(*pmdp)); pmdp++)
+		for (next = addr; next < end && pmd_none(READ_ONCE(*pmdp)); pmdp++) {
 			next = pmd_addr_end(next, end);
+			pm->work_left--;
+		}
+		pm->work_left--;
 		if (next > addr) {
 			if (!pm_hole(pm, next, hole_flags))
 				return false;
@@ -477,15 +492,22 @@ static bool pm_step(struct kmem_ro_pm *pm, struct vm_area_struct *vma,
 	return true;
 }
 
-/* Walk [pm->addr, end) of @mm, mmap lock held.  False when a buffer filled. */
+/*
+ * Walk [pm->addr, end) of @mm, mmap lock held.  False when a buffer filled
+ * or this hold's work is done: the caller drops the lock and calls again.
+ */
 static bool pm_walk(struct kmem_ro_pm *pm, struct mm_struct *mm, unsigned long end)
 {
+	pm->work_left = PM_WORK_PER_LOCK;
 	while (pm->addr < end) {
-		struct vm_area_struct *vma = find_vma(mm, pm->addr);
+		struct vm_area_struct *vma;
 		unsigned long vend, irqflags;
 		u64 hole_flags;
 		bool ok = true;
 
+		if (pm->work_left-- <= 0)
+			return false;
+		vma = find_vma(mm, pm->addr);
 		if (!vma || vma->vm_start >= end)
 			return pm_hole(pm, end, 0);
 		if (vma->vm_start > pm->addr && !pm_hole(pm, vma->vm_start, 0))
@@ -503,6 +525,8 @@ static bool pm_walk(struct kmem_ro_pm *pm, struct mm_struct *mm, unsigned long e
 			ok = pm_step(pm, vma, vend, hole_flags);
 			local_irq_restore(irqflags);
 			cond_resched();
+			if (ok && pm->work_left <= 0 && pm->addr < end)
+				return false;
 		}
 		if (!ok)
 			return false;

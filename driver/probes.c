@@ -20,7 +20,9 @@
  * keys an xarray): a stale id names no probe, never a newer one.  Hit
  * counters only ever grow; RESET moves a per-probe base instead of zeroing
  * them, so a hit during a RESET is counted once, before or after it.
- * Probe memory is charged to the caller's memory cgroup, and the
+ * Probe memory is charged to the caller's memory cgroup, except the
+ * rhashtable's buckets: lib/rhashtable.c allocates them with GFP_KERNEL
+ * (on resize from its worker), which no active memcg can redirect.  The
  * module parameters max_probes_per_file and max_probes cap the number of
  * probes (ENOSPC per spec beyond).
  *
@@ -99,6 +101,16 @@ static unsigned int max_probes = 262144;
 module_param(max_probes, uint, 0644);
 MODULE_PARM_DESC(max_probes,
 		 "Probes all open files together may hold; more are refused with ENOSPC (default 262144)");
+
+/*
+ * The security model asks CAP_PERFMON or CAP_SYS_ADMIN on top of the fd to
+ * change what the kernel runs; a site whose monitoring group is trusted
+ * with that (the fd already reads all kernel memory) sets probe_group.
+ */
+static bool probe_group;
+module_param(probe_group, bool, 0644);
+MODULE_PARM_DESC(probe_group,
+		 "Let any holder of the fd add, enable and disable probes and start snapshots, without CAP_PERFMON or CAP_SYS_ADMIN (default: no)");
 
 static atomic_long_t kmem_ro_nr_probes;
 
@@ -228,10 +240,20 @@ static int kmem_ro_probe_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/**
+ * kmem_ro_may_probe() - may the caller start changing what the kernel runs?
+ *
+ * Return: true with CAP_PERFMON or CAP_SYS_ADMIN, or for anyone when the
+ * module parameter probe_group is set.
+ */
+bool kmem_ro_may_probe(void)
+{
+	return READ_ONCE(probe_group) || capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
+}
+
 static bool kmem_ro_probe_allowed(void)
 {
-	return (capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN)) &&
-	       !security_locked_down(LOCKDOWN_KPROBES);
+	return kmem_ro_may_probe() && !security_locked_down(LOCKDOWN_KPROBES);
 }
 
 /*
@@ -392,9 +414,11 @@ static bool kmem_ro_kprobe_decodable(unsigned long func, unsigned long size)
 }
 
 /*
- * Is @addr the start of a function, and @offset inside it?  The kernel's
+ * Is @addr the start of a symbol, and @offset inside it?  The kernel's
  * own name for it is recorded: aliases share an address, so the caller's
- * @name need not be the one kallsyms picks.
+ * @name need not be the one kallsyms picks.  A data symbol passes here
+ * (no exported helper tells text from data); ftrace at offset 0 and
+ * kprobes (not kernel text) at others refuse it: EOPNOTSUPP, as uapi says.
  */
 static int kmem_ro_probe_resolve(const struct kmem_ro_probe_spec *spec, char *name)
 {

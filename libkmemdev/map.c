@@ -380,7 +380,11 @@ int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
 	if (h->backend == KMEMDEV_BACKEND_KCORE)
 		return kmemdev__kcore_read(h, kaddr, buf, len);
 	err = kmemdev_map(h, kaddr, len, &src);
-	if ((err == -ENXIO || err == -EOPNOTSUPP) &&
+	/*
+	 * EPERM: the text mapping refused, which READ_IMPLIES_EXEC does to
+	 * every PROT_READ mmap (do_mmap() adds PROT_EXEC); READV reads it.
+	 */
+	if ((err == -ENXIO || err == -EOPNOTSUPP || err == -EPERM) &&
 	    (h->info.features & KMEM_RO_FEAT_READV))
 		return read_readv(h, kaddr, buf, len);
 	if (err)

@@ -86,7 +86,7 @@ static const struct op_text texts[] = {
 
 	/* kmemdev_probes_*() */
 	{ KMEMDEV_OP_PROBES, ENOENT, "no such probe id in this handle" },
-	{ KMEMDEV_OP_PROBES, EPERM, "not permitted: probes need CAP_PERFMON or CAP_SYS_ADMIN, and kprobes not locked down" },
+	{ KMEMDEV_OP_PROBES, EPERM, "not permitted: probes need CAP_PERFMON, CAP_SYS_ADMIN or kmem_ro's probe_group=1 (and no lockdown)" },
 	{ KMEMDEV_OP_PROBES, EOPNOTSUPP, "not supported: probes need the kmem_ro device and a driver with KMEM_RO_FEAT_PROBES" },
 	{ KMEMDEV_OP_PROBES, EBUSY, "kprobes or ftrace refused to switch a probe" },
 	{ KMEMDEV_OP_PROBES, ENOSPC, "too many probes: the driver's max_probes_per_file or max_probes is reached" },
@@ -104,7 +104,7 @@ static const struct op_text texts[] = {
 
 	/* kmemdev_events_snapshot() */
 	{ KMEMDEV_OP_SNAPSHOT, ENOENT, "nothing to snapshot: the handle has no probes (start), or no snapshots running (stop)" },
-	{ KMEMDEV_OP_SNAPSHOT, EPERM, "not permitted: starting snapshots needs CAP_PERFMON or CAP_SYS_ADMIN" },
+	{ KMEMDEV_OP_SNAPSHOT, EPERM, "not permitted: starting snapshots needs CAP_PERFMON, CAP_SYS_ADMIN or kmem_ro's probe_group=1" },
 	{ KMEMDEV_OP_SNAPSHOT, EINVAL, "interval out of range (KMEM_RO_EVENTS_SNAPSHOT_MIN_MS to _MAX_MS), or a NULL handle" },
 	{ KMEMDEV_OP_SNAPSHOT, EOPNOTSUPP, "not supported: snapshots need the kmem_ro device and a driver with KMEM_RO_FEAT_EVENTS" },
 };

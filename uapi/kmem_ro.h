@@ -397,12 +397,17 @@ struct kmem_ro_pagemap_run {
  * @reserved: in: must be 0
  *
  * Only the page tables covering [@start, @end) are walked, under the
- * target's mmap read lock, holes between VMAs in one step.  Entries are
+ * target's mmap read lock, taken again after at most 8192 entries (the
+ * kernel's own pagemap takes it per 512), holes between VMAs in one step.  Entries are
  * bit-identical to /proc/PID/pagemap of the running kernel, including its
  * rules: PFNs (and swap offsets) read as 0 unless the opener of this fd had
- * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE (where the kernel
- * would also accept ptrace-read access by the same user: a capability is
- * the check available to modules).
+ * CAP_SYS_ADMIN; another process needs CAP_SYS_PTRACE.  That is not the
+ * kernel's check: /proc/PID/pagemap asks mm_access(PTRACE_MODE_READ_FSCREDS)
+ * at open, which also lets the same user in, and runs the LSMs' ptrace
+ * hook (security_ptrace_access_check(): SELinux, AppArmor, Smack,
+ * Landlock).  Neither mm_access() nor ptrace_may_access() nor that hook is
+ * exported, so a same-user caller is refused here, and a CAP_SYS_PTRACE
+ * holder whose LSM policy forbids reading that process is let in.
  *
  * Errors: EINVAL (flags, reserved, size, range not page aligned, empty,
  * reversed or beyond user space, buffer smaller than one item or
@@ -439,7 +444,8 @@ struct kmem_ro_pagemap {
  * another hit in the same context (ftrace's recursion protection).
  *
  * Adding, enabling and disabling need CAP_PERFMON or CAP_SYS_ADMIN besides
- * the fd (EPERM), and are refused where lockdown forbids kprobes
+ * the fd (EPERM) unless the module parameter probe_group is set (then the
+ * fd is enough), and are refused where lockdown forbids kprobes
  * (LOCKDOWN_KPROBES, EPERM).  Reading counts and listing need only the fd.
  *
  * Ids: a file numbers its probes 1, 2, 3, ... in the order they are made
@@ -451,7 +457,8 @@ struct kmem_ro_pagemap {
  * /sys/module/kmem_ro/parameters/; a spec beyond either gets -ENOSPC.
  * Lowering them removes no probe.  Probe memory is charged to the memory
  * cgroup of the process that adds the probe; ftrace's and kprobes' own
- * memory for it is not.
+ * memory for it is not, nor the hash table's bucket array (rhashtable
+ * allocates it without __GFP_ACCOUNT).
  *
  * Calls and errors: a call that fails has done nothing.  Its arguments
  * are checked before anything is done: EINVAL, E2BIG, EPERM, EFAULT (the
@@ -491,11 +498,12 @@ struct kmem_ro_pagemap {
  *	bookkeeping: the driver records the kernel's name for @addr, which
  *	may be an alias of it)
  * @result: out: the probe id (> 0), or -errno for this spec only:
- *	ENOENT (@addr is not the start of a function, or is code being
+ *	ENOENT (@addr is not the start of a kernel symbol, or is code being
  *	unloaded), EEXIST (this file already probes that place, or this
- *	call names it twice), EINVAL (flags, @offset past the function or
- *	inside an instruction), EOPNOTSUPP (not probe-able: ftrace refuses
- *	the function - notrace, noinstr - or, at an offset, kprobes refuses
+ *	call names it twice), EINVAL (flags, @offset past the symbol or
+ *	inside an instruction), EOPNOTSUPP (not probe-able: a data symbol,
+ *	at any offset inside it; ftrace refuses the function - notrace,
+ *	noinstr - or, at an offset, kprobes refuses
  *	the place - kprobe blacklist, jump label, static call, BUG, an
  *	instruction it cannot step), ENOSPC (max_probes_per_file or
  *	max_probes reached), ENOMEM, EBUSY (any other refusal of kprobes
@@ -695,7 +703,7 @@ struct kmem_ro_probe_list {
  *
  * Errors: EINVAL (flags, reserved, size, @interval_ms out of range, or not
  * 0 with STOP), E2BIG (size), EFAULT, EPERM (start without CAP_PERFMON or
- * CAP_SYS_ADMIN), ENOENT (start: this file has no probes; stop: it takes
+ * CAP_SYS_ADMIN, unless probe_group is set), ENOENT (start: this file has no probes; stop: it takes
  * no snapshots), ENOMEM.
  */
 struct kmem_ro_events_snapshot {

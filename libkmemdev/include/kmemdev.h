@@ -595,7 +595,8 @@ KMEMDEV_API int kmemdev_btf_member(struct kmemdev *h, const char *type,
 /*
  * Probes (KMEM_RO_IOC_PROBE_*): hit counters on kernel functions, owned by
  * the handle's open file and gone with kmemdev_close().  Adding, enabling
- * and disabling need CAP_PERFMON or CAP_SYS_ADMIN (-EPERM otherwise, also
+ * and disabling need CAP_PERFMON or CAP_SYS_ADMIN, or the driver's
+ * probe_group=1 parameter (-EPERM otherwise, also
  * under lockdown of kprobes); counts and lists need only the handle.  All
  * of them want a device handle whose driver has KMEM_RO_FEAT_PROBES
  * (-EOPNOTSUPP otherwise).  Each wrapper splits its work into calls of at
@@ -1023,7 +1024,7 @@ KMEMDEV_API void kmemdev_events_close(struct kmemdev_events *ev);
  *	snapshot of this handle is in flight)
  * @param id receives the stream id, or NULL
  * @return 0 on success, negative errno otherwise: -EPERM (starting needs
- *	CAP_PERFMON or CAP_SYS_ADMIN), -ENOENT (start: no probes; stop: no
+ *	CAP_PERFMON or CAP_SYS_ADMIN, or the driver's probe_group=1), -ENOENT (start: no probes; stop: no
  *	snapshots running), -EINVAL (interval out of range), -EOPNOTSUPP (a
  *	kcore handle, or a driver without KMEM_RO_FEAT_EVENTS)
  */

@@ -753,6 +753,13 @@ START_TEST(snapshot_bad_input)
 	ck_assert_int_eq(vt_run_as(0, 0, CAP_SYS_ADMIN, start_with_perfmon, &fd), 0);
 	ck_assert_uint_eq(running_snapshots(), 1);
 	ck_assert_int_eq(snap_ioctl(fd, KMEM_RO_EVENTS_SNAPSHOT_STOP, 0, NULL), 0);
+	/* probe_group=1: the fd is enough, for a group member without caps */
+	ck_assert_int_eq(vt_run_as_monitor(start_without_caps, &fd), 0);
+	vt_write_file(PROBE_GROUP_PARAM, "1");
+	ck_assert_int_eq(vt_run_as_monitor(start_with_perfmon, &fd), 0);
+	vt_write_file(PROBE_GROUP_PARAM, "0");
+	ck_assert_uint_eq(running_snapshots(), 1);
+	ck_assert_int_eq(snap_ioctl(fd, KMEM_RO_EVENTS_SNAPSHOT_STOP, 0, NULL), 0);
 	close(other);
 	close(fd);
 }

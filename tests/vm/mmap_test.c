@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1078,6 +1079,47 @@ START_TEST(library_text_only_when_ram_off)
 }
 END_TEST
 
+/*
+ * READ_IMPLIES_EXEC (legacy binaries, setarch -X): do_mmap() turns
+ * PROT_READ into PROT_READ|PROT_EXEC for a file on an exec mount, and the
+ * driver cannot tell that from an asked-for PROT_EXEC: EPERM.  libkmemdev
+ * reads through READV then, as a kcore reader reads with pread().
+ */
+static int read_implies_exec_child(void *unused)
+{
+	static char lib[4096], kc[4096];
+	struct kmemdev *h;
+	struct layout l;
+	void *p;
+
+	(void)unused;
+	layout(&l);
+	if (personality(READ_IMPLIES_EXEC) < 0)
+		return 10;
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, l.fd, image_phys(&l, l.info.text_start));
+	if (p != MAP_FAILED || errno != EPERM)
+		return 11;
+	if (kmemdev_open(&h, NULL) ||
+	    kmemdev_read(h, l.info.text_start + 4096, lib, sizeof(lib)) ||
+	    vt_kcore_read(l.info.text_start + 4096, kc, sizeof(kc)) ||
+	    memcmp(lib, kc, sizeof(lib)))
+		return 12;
+	kmemdev_close(h);
+	/* without the personality: the same mmap is fine */
+	if (personality(PER_LINUX) < 0)
+		return 13;
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, l.fd, image_phys(&l, l.info.text_start));
+	if (p == MAP_FAILED)
+		return 14;
+	return 0;
+}
+
+START_TEST(read_implies_exec_is_eperm_library_reads)
+{
+	ck_assert_int_eq(vt_run_as(0, 0, -1, read_implies_exec_child, NULL), 0);
+}
+END_TEST
+
 START_TEST(kmemctl_read_hexdump_and_raw)
 {
 	char *hex[] = { "kmemctl", "read", "linux_banner", "64", NULL };
@@ -1121,6 +1163,7 @@ int main(void)
 	tc = tcase_create("refusals");
 	tcase_add_checked_fixture(tc, vt_mmap_ram_on, vt_mmap_ram_off);
 	tcase_add_test(tc, write_or_exec_refused);
+	tcase_add_test(tc, read_implies_exec_is_eperm_library_reads);
 	tcase_add_test(tc, vfs_refusals);
 	tcase_add_loop_test(tc, madvise_each_advice, 0, sizeof(advices) / sizeof(advices[0]));
 	tcase_add_test(tc, friends_of_mmap);

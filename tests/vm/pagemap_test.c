@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
@@ -480,6 +483,181 @@ START_TEST(many_runs_in_one_call)
 }
 END_TEST
 
+/* ---- how long the target's mmap_lock is held ---- */
+
+/*
+ * Another thread of the walked process maps and unmaps a page in a loop
+ * while @measuring (each call an mmap_lock writer) and keeps its slowest
+ * mmap().
+ */
+struct mapper {
+	pthread_t thread;
+	volatile int measuring, quit;
+	double worst_ms;
+	long calls;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Only the calling thread on CPU 0. */
+static int pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *mapper_loop(void *arg)
+{
+	struct mapper *m = arg;
+
+	if (pin_to_cpu0())
+		return (void *)1;
+	while (!m->quit) {
+		double t;
+		void *p;
+
+		/* a waking thread preempts the walker */
+		usleep(1000);
+		if (!m->measuring)
+			continue;
+		t = now_ms();
+		p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t = now_ms() - t;
+		if (p == MAP_FAILED)
+			return (void *)1;
+		munmap(p, PAGE);
+		if (t > m->worst_ms)
+			m->worst_ms = t;
+		m->calls++;
+	}
+	return NULL;
+}
+
+#define ZERO_SPAN	(8ULL << 30)
+#define PROC_CHUNK	(8UL << 20)	/* entries per pread: 4 GiB of pages */
+#define LOCK_ROUNDS	5
+
+static int walk_proc(int dev, const char *p)
+{
+	static uint64_t entries[PROC_CHUNK / 8];
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uint64_t at;
+	ssize_t n = sizeof(entries);
+
+	(void)dev;
+	if (fd < 0)
+		return 32;
+	for (at = (uintptr_t)p; at < (uintptr_t)p + ZERO_SPAN && n == sizeof(entries);
+	     at += sizeof(entries) / 8 * PAGE)
+		n = pread(fd, entries, sizeof(entries), at / PAGE * 8);
+	close(fd);
+	return n == (ssize_t)sizeof(entries) && (entries[0] & KMEM_RO_PM_PRESENT) ? 0 : 33;
+}
+
+static int walk_runs(int dev, const char *p)
+{
+	struct kmem_ro_pagemap_run run[4];
+	struct kmem_ro_pagemap a;
+
+	if (pagemap_call(dev, (uintptr_t)p, (uintptr_t)p + ZERO_SPAN, KMEM_RO_PAGEMAP_RUNS,
+			 run, sizeof(run), &a))
+		return 34;
+	/* frames hidden: all of it one present run, the zero page's */
+	return a.count == 1 && run[0].pages == ZERO_SPAN / PAGE &&
+	       (run[0].flags & KMEM_RO_PM_PRESENT) && !run[0].frame &&
+	       a.walk_end == (uintptr_t)p + ZERO_SPAN ? 0 : 35;
+}
+
+/* The slowest mmap() of the mapper while @walk runs once. */
+static int worst_mmap_during(struct mapper *m, int (*walk)(int dev, const char *p), int dev,
+			     const char *p, double *worst_ms, double *walk_ms)
+{
+	int err;
+
+	m->worst_ms = 0;
+	m->calls = 0;
+	m->measuring = 1;
+	usleep(5000);
+	*walk_ms = now_ms();
+	err = walk(dev, p);
+	*walk_ms = now_ms() - *walk_ms;
+	m->measuring = 0;
+	usleep(5000);
+	*worst_ms = m->worst_ms;
+	return err ? err : m->calls < 2 ? 31 : 0;
+}
+
+/*
+ * As a caller without CAP_SYS_ADMIN (frames hidden, so every page extends
+ * the one run): 8 GiB of read-faulted anonymous memory, every PTE the
+ * zero page (the guest has 1 GiB of RAM), walked in runs while another
+ * thread maps and unmaps a page.  The kernel's pagemap holds the lock per
+ * PMD.  Both threads share CPU 0, the walker at nice 19: single-threaded
+ * TCG runs the guest's CPUs in turn, up to 100 ms each, so a mapper on
+ * the other CPU might not run during a walk at all; here it preempts the
+ * walker at once and waits on the lock.  A TCG guest on a busy host also
+ * stalls for tens of milliseconds at random, so each way is timed in
+ * LOCK_ROUNDS interleaved rounds and judged by its quietest round (the
+ * least worst stall): a lock held for the whole walk, as the old driver
+ * held it, stalls the writer that long in every round.
+ */
+static int lock_holds_as_user(void *unused)
+{
+	double proc = 1e9, ours = 1e9, proc_walk = 0, ours_walk = 0, w, t;
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY), err;
+	struct mapper m = { 0 };
+	void *ret;
+	char *p;
+
+	(void)unused;
+	prctl(PR_SET_DUMPABLE, 1);	/* our own /proc/self/pagemap */
+	if (dev < 0)
+		return 100;
+	p = mmap(NULL, ZERO_SPAN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 20;
+	/* PTEs of the zero page, not the huge zero page's PMDs */
+	if (madvise(p, ZERO_SPAN, MADV_NOHUGEPAGE) || madvise(p, ZERO_SPAN, MADV_POPULATE_READ))
+		return 21;
+	err = walk_proc(dev, p);	/* fault in its buffer */
+	if (err || pin_to_cpu0() || pthread_create(&m.thread, NULL, mapper_loop, &m))
+		return err ? err : 30;
+	for (int round = 0; round < LOCK_ROUNDS && !err; round++) {
+		err = worst_mmap_during(&m, walk_proc, dev, p, &w, &t);
+		proc = w < proc ? w : proc;
+		proc_walk += t / LOCK_ROUNDS;
+		if (!err)
+			err = worst_mmap_during(&m, walk_runs, dev, p, &w, &t);
+		ours = w < ours ? w : ours;
+		ours_walk += t / LOCK_ROUNDS;
+	}
+	m.quit = 1;
+	pthread_join(m.thread, &ret);
+	if (err || ret)
+		return err ? err : 31;
+	printf("@@PAGEMAP_LOCK worst mmap (quietest of %d rounds): %.2f ms during PAGEMAP "
+	       "runs (walk %.1f ms), %.2f ms during /proc/self/pagemap (walk %.1f ms): %.1fx\n",
+	       LOCK_ROUNDS, ours, ours_walk, proc, proc_walk, ours / proc);
+	fflush(stdout);
+	/* 4x, and 5 ms for a timer tick or two (HZ=250) */
+	return ours <= 4 * proc + 5.0 ? 0 : 40;
+}
+
+START_TEST(runs_bound_lock_holds_as_user)
+{
+	ck_assert_int_eq(vt_run_as_monitor(lock_holds_as_user, NULL), 0);
+}
+END_TEST
+
 /* ---- who may ask, and bad input ---- */
 
 static int other_process(void *unused)
@@ -566,6 +744,11 @@ int main(void)
 	tcase_add_test(tc, sparse_64g_in_few_runs);
 	tcase_add_test(tc, thp_shared_with_child);
 	tcase_add_test(tc, many_runs_in_one_call);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("locking");
+	tcase_add_test(tc, runs_bound_lock_holds_as_user);
+	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rules");

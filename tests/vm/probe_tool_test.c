@@ -5,13 +5,16 @@
  * KMEM_RO_PROBE_MAX_BATCH, stats and lists of all probes) and kmemctl
  * probe: count around a command that makes a known number of getppid()
  * calls, list showing another process's probes under its PID, top for one
- * interval, until SIGINT, and in JSON.
+ * interval, until SIGINT, and in JSON.  As a member of the device's group
+ * without capabilities: refused with one line by default, root's answers
+ * with the module parameter probe_group=1.
  *
  * This binary is also the command kmemctl runs: "probe_tool_test
  * --getppid N STATUS" makes N getppid() calls and exits with STATUS.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -207,20 +210,23 @@ END_TEST
 
 /* ---- kmemctl probe list ---- */
 
-START_TEST(list_shows_other_owner)
-{
-	char *argv[] = { "kmemctl", "probe", "list", "--json", NULL };
-	char *text[] = { "kmemctl", "probe", "list", NULL };
-	int ready[2], done[2], status;
-	char pat[64], addr[64], c;
-	const char *p;
+/* Another process holding two enabled probes on HOT, entry and kprobe. */
+struct prober {
 	pid_t pid;
+	int done;	/* write a byte: it closes its probes and exits */
+};
+
+static struct prober start_prober(void)
+{
+	int ready[2], done[2];
+	struct prober pr;
+	char c;
 
 	ck_assert_int_eq(pipe(ready), 0);
 	ck_assert_int_eq(pipe(done), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
+	pr.pid = fork();
+	ck_assert_int_ge(pr.pid, 0);
+	if (!pr.pid) {
 		struct kmemdev *h = open_dev();
 		struct kmem_ro_probe_spec s[2];
 		unsigned int added;
@@ -244,6 +250,29 @@ START_TEST(list_shows_other_owner)
 	close(ready[1]);
 	close(done[0]);
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	pr.done = done[1];
+	return pr;
+}
+
+static void stop_prober(struct prober pr)
+{
+	int status;
+
+	ck_assert_int_eq(write(pr.done, "d", 1), 1);
+	close(pr.done);
+	ck_assert_int_eq(waitpid(pr.pid, &status, 0), pr.pid);
+	ck_assert_int_eq(status, 0);
+}
+
+START_TEST(list_shows_other_owner)
+{
+	char *argv[] = { "kmemctl", "probe", "list", "--json", NULL };
+	char *text[] = { "kmemctl", "probe", "list", NULL };
+	struct prober pr = start_prober();
+	pid_t pid = pr.pid;
+	char pat[64], addr[64];
+	const char *p;
 
 	ck_assert_msg(vt_exec(0, 0, argv, out, sizeof(out), err,
 			      sizeof(err)) == 0, "%s", err);
@@ -267,10 +296,7 @@ START_TEST(list_shows_other_owner)
 	ck_assert_ptr_nonnull(strstr(out, "OWNER"));
 	ck_assert_ptr_nonnull(strstr(out, "_sys_getppid+0x0 "));
 	ck_assert_ptr_nonnull(strstr(out, "kprobe"));
-
-	ck_assert_int_eq(write(done[1], "d", 1), 1);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(status, 0);
+	stop_prober(pr);
 
 	/* The owner gone, its probes are too. */
 	ck_assert_int_eq(vt_exec(0, 0, argv, out, sizeof(out), err,
@@ -349,6 +375,149 @@ START_TEST(top_until_sigint)
 }
 END_TEST
 
+/* ---- as a member of the device's group, without capabilities ---- */
+
+/*
+ * PROBE_ADD (enabled), 100 hits, STATS, as the caller: 0, or the errno of
+ * the first call that failed.
+ */
+static int add_count_as_caller(void *arg)
+{
+	uint64_t addr = *(const uint64_t *)arg, id, count = 0;
+	struct kmem_ro_probe_spec s;
+	int fd = open(KMEM_RO_DEVICE, O_RDONLY), err;
+
+	if (fd < 0)
+		return 100;
+	vt_probe_spec(&s, HOT, addr, 0, KMEM_RO_PROBE_ENABLED);
+	err = vt_probe_add(fd, &s, 1, NULL);
+	if (err)
+		return -err;
+	if (s.result <= 0)
+		return 101;
+	id = (uint64_t)s.result;
+	call_getppid(100);
+	err = vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL);
+	if (err)
+		return -err;
+	return count >= 100 ? 0 : 102;
+}
+
+/* kmemctl @argv as the group member; stdout in out, stderr in err. */
+static int kmemctl_as_member(char **argv)
+{
+	int status;
+
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	status = vt_exec(NOBODY, MONITOR_GID, argv, out, sizeof(out), err, sizeof(err));
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	return status;
+}
+
+/* One line that names both ways in: the capability and the parameter. */
+static void assert_one_line_says_what_to_do(const char *s)
+{
+	ck_assert_msg(vt_count_lines(s) == 1 && !strncmp(s, "kmemctl: probe: not permitted: ", 31) &&
+		      strstr(s, "CAP_PERFMON") && strstr(s, "probe_group=1"), "%s", s);
+}
+
+/* The default (probe_group=0): EPERM, and kmemctl says what to do. */
+START_TEST(member_refused_by_default)
+{
+	char *count[] = { "kmemctl", "probe", "count", HOT, "--", "true", NULL };
+	char *top[] = { "kmemctl", "probe", "top", "-c", "1", HOT, NULL };
+	uint64_t addr = vt_kallsyms(HOT);
+
+	vt_write_file(PROBE_GROUP_PARAM, "0");
+	ck_assert_int_eq(vt_run_as_monitor(add_count_as_caller, &addr), EPERM);
+	ck_assert_int_eq(kmemctl_as_member(count), 1);
+	assert_one_line_says_what_to_do(err);
+	ck_assert_int_eq(kmemctl_as_member(top), 1);
+	assert_one_line_says_what_to_do(err);
+}
+END_TEST
+
+/*
+ * kmemctl looks the patterns up before anything is probed: as a group
+ * member that needs symbols from the device (issue 23 section 1), not
+ * from /proc/kallsyms, which hides them without CAP_SYSLOG.  Until then
+ * this fails here, plainly marked.
+ */
+static void assert_member_has_symbols(void)
+{
+	ck_assert_msg(!strstr(err, "kallsyms"),
+		      "SYMBOLS-FROM-DEVICE MISSING (issue 23 section 1), not probes: %s", err);
+}
+
+/* "hits":N taken out of kmemctl's JSON: the rest must be root's. */
+static void strip_hits(char *s)
+{
+	char *p, *q;
+
+	while ((p = strstr(s, "\"hits\":"))) {
+		for (q = p + 7; *q >= '0' && *q <= '9'; q++)
+			;
+		if (*q == ',')
+			q++;
+		memmove(p, q, strlen(q) + 1);
+	}
+}
+
+/* probe_group=1: the fd is enough, and count, top and list give root's answers. */
+START_TEST(member_probes_with_probe_group)
+{
+	char *count[] = { "kmemctl", "probe", "count", "--json", HOT, "__x64_sys_getp*",
+			  "--", self, "--getppid", "1000", "3", NULL };
+	char *top[] = { "kmemctl", "probe", "top", "--json", "-c", "1", "-i", "0.5",
+			"__x64_sys_getp*", NULL };
+	char *list[] = { "kmemctl", "probe", "list", "--json", NULL };
+	static char root_out[sizeof(out)];
+	uint64_t addr = vt_kallsyms(HOT);
+	long long added, total;
+	struct prober pr;
+	int status;
+	char *nl;
+
+	vt_write_file(PROBE_GROUP_PARAM, "1");
+	ck_assert_int_eq(vt_run_as_monitor(add_count_as_caller, &addr), 0);
+
+	/* list: another (root) process's probes, as root lists them */
+	pr = start_prober();
+	ck_assert_msg(vt_exec(0, 0, list, root_out, sizeof(root_out), err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_msg(kmemctl_as_member(list) == 0, "%s", err);
+	stop_prober(pr);
+	strip_hits(out);
+	strip_hits(root_out);
+	ck_assert_str_eq(out, root_out);
+	ck_assert_ptr_nonnull(strstr(out, "\"backend\":\"kprobe\""));
+
+	/* count: the same probes as root's, the known number of hits */
+	ck_assert_msg(vt_exec(0, 0, count, out, sizeof(out), err, sizeof(err)) == 3, "%s", err);
+	added = vt_json_num(out, "added");
+	ck_assert_int_ge(added, 3);
+	status = kmemctl_as_member(count);
+	assert_member_has_symbols();
+	ck_assert_msg(status == 3, "%s", err);
+	ck_assert_int_eq(vt_json_num(out, "added"), added);
+	total = json_func_total(out, HOT);
+	ck_assert_msg(total >= CALLS && total <= CALLS + SLACK, "total %lld\n%s", total, out);
+
+	/* top: root's setup line */
+	ck_assert_msg(vt_exec(0, 0, top, root_out, sizeof(root_out), err, sizeof(err)) == 0,
+		      "%s", err);
+	status = kmemctl_as_member(top);
+	assert_member_has_symbols();
+	ck_assert_msg(status == 0, "%s", err);
+	nl = strchr(root_out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_int_eq(strncmp(out, root_out, nl + 1 - root_out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"interval\":1,"));
+
+	vt_write_file(PROBE_GROUP_PARAM, "0");
+}
+END_TEST
+
 static Suite *probe_tool_suite(void)
 {
 	Suite *s = suite_create("probe_tool");
@@ -367,6 +536,11 @@ static Suite *probe_tool_suite(void)
 	tcase_add_test(tool, top_one_interval);
 	tcase_add_test(tool, top_json_lines);
 	tcase_add_test(tool, top_until_sigint);
+	suite_add_tcase(s, tool);
+
+	tool = tcase_create("group member");
+	tcase_add_test(tool, member_refused_by_default);
+	tcase_add_test(tool, member_probes_with_probe_group);
 	suite_add_tcase(s, tool);
 	return s;
 }

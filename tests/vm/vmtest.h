@@ -20,6 +20,8 @@
 /* An unprivileged user, and the group the tests give the device to. */
 #define NOBODY		65534
 #define MONITOR_GID	4242
+/* kmem_ro's probe_group parameter: 1 lets any holder of the fd probe */
+#define PROBE_GROUP_PARAM	"/sys/module/kmem_ro/parameters/probe_group"
 
 /* Open /dev/kmem_ro read-only; fails the test if it cannot. */
 int vt_open_dev(void);

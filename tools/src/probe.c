@@ -120,9 +120,10 @@ static void help(void)
 	       "refused, and why\n"
 	       "Counts are system-wide (every CPU, every process), as perf "
 	       "stat -a counts.\n"
-	       "Adding probes needs CAP_PERFMON or CAP_SYS_ADMIN, and a "
-	       "kernel whose lockdown\n"
-	       "allows kprobes.\n", TOP_DEFAULT);
+	       "Adding probes needs CAP_PERFMON or CAP_SYS_ADMIN (or kmem_ro "
+	       "loaded with\n"
+	       "probe_group=1), and a kernel whose lockdown allows kprobes.\n",
+	       TOP_DEFAULT);
 }
 
 /* Short reasons for the per-spec errors of kmem_ro.h. */
@@ -137,7 +138,7 @@ static const char *refusal_text(int err)
 	case EINVAL:
 		return "offset past the function or not on an instruction";
 	case EOPNOTSUPP:
-		return "not probe-able: notrace or blacklisted";
+		return "not probe-able: data, notrace or blacklisted";
 	case ENOMEM:
 		return "out of memory";
 	default:
@@ -443,12 +444,28 @@ static void json_setup_members(struct json *j, const struct session *s)
 	json_object_end(j);
 }
 
+/*
+ * May this process add probes?  Asked first with one spec the driver
+ * refuses by itself (address 0, -ENOENT), so that a user without
+ * CAP_PERFMON gets the one line that says what to do, not a symbol error.
+ */
+static int may_probe(struct session *s)
+{
+	struct kmem_ro_probe_spec none = { 0 };
+	int err = kmemdev_probes_add(s->h, &none, 1, NULL);
+
+	if (err)
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe");
+	return err;
+}
+
 /* Expand every pattern, add and enable everything in one batch. */
 static int setup(struct session *s, char **pats, int npats,
 		 const struct opts *o)
 {
-	int err = 0, i;
+	int err, i;
 
+	err = may_probe(s);
 	for (i = 0; i < npats && !err; i++)
 		err = expand(s, pats[i]);
 	if (!err && o->file)
