@@ -30,7 +30,9 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 bool kmem_ro_page_online(unsigned long pfn);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram);
+struct kmem_ro_pt_memo;
 int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
+			 struct kmem_ro_pt_memo *memo,
 			 unsigned long *pfn, unsigned int *level);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
@@ -40,9 +42,26 @@ void kmem_ro_ram_put(struct kmem_ro_ram *ram);
 int kmem_ro_ram_refresh(void);
 
 /**
+ * struct kmem_ro_pt_memo - kernel page-table pages that passed their check
+ * @pfn: their PFNs, the first KMEM_RO_PT_MEMO met
+ * @nr: how many of @pfn are set
+ *
+ * Addresses read one after another mostly share their upper tables (every
+ * kernel-text address the same PGD, P4D and PUD page): under one
+ * kmem_ro_read_lock() hold each table page is checked once, as a data
+ * page is once per object.  Cleared (@nr = 0) whenever the hold ends.
+ */
+#define KMEM_RO_PT_MEMO	4
+struct kmem_ro_pt_memo {
+	unsigned long pfn[KMEM_RO_PT_MEMO];
+	unsigned int nr;
+};
+
+/**
  * struct kmem_ro_checked_page - the last page a read of one object checked
  * @vpage: page-aligned address that was asked for, 0 for none
  * @pfn: the PFN behind it, which passed every check
+ * @pt: table pages checked under the same kmem_ro_read_lock() hold
  *
  * Reading several fields of one object (a WALK node) with one of these,
  * cleared per object, looks each of its pages up and checks it once, as
@@ -51,6 +70,7 @@ int kmem_ro_ram_refresh(void);
 struct kmem_ro_checked_page {
 	unsigned long vpage;
 	unsigned long pfn;
+	struct kmem_ro_pt_memo pt;
 };
 
 struct file;

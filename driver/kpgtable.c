@@ -15,15 +15,32 @@
 
 #include "internal.h"
 
+/* Check table page @table_pfn, unless @memo says it passed already. */
+static int kmem_ro_pt_check(unsigned long table_pfn, const struct kmem_ro_ram *ram,
+			    struct kmem_ro_pt_memo *memo)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; memo && i < memo->nr; i++)
+		if (memo->pfn[i] == table_pfn)
+			return 0;
+	err = kmem_ro_ram_check_pfn(table_pfn, ram);
+	if (!err && memo && memo->nr < KMEM_RO_PT_MEMO)
+		memo->pfn[memo->nr++] = table_pfn;
+	return err;
+}
+
 /*
  * Entry @index of the table in page @table_pfn: 0, -EFAULT if the table
  * page faults (it left the direct map), or the errno of its check.
  */
 static int kmem_ro_pt_read(unsigned long table_pfn, unsigned int index,
-			   const struct kmem_ro_ram *ram, unsigned long *val)
+			   const struct kmem_ro_ram *ram, struct kmem_ro_pt_memo *memo,
+			   unsigned long *val)
 {
 	unsigned long *table = pfn_to_kaddr(table_pfn);
-	int err = kmem_ro_ram_check_pfn(table_pfn, ram);
+	int err = kmem_ro_pt_check(table_pfn, ram, memo);
 
 	if (err)
 		return err;
@@ -38,9 +55,10 @@ static unsigned long kmem_ro_pt_next(unsigned long val)
 
 /* Read entry @index of @table_pfn into @val: 0 if present, else -errno. */
 static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
-			      const struct kmem_ro_ram *ram, unsigned long *val)
+			      const struct kmem_ro_ram *ram, struct kmem_ro_pt_memo *memo,
+			      unsigned long *val)
 {
-	int err = kmem_ro_pt_read(table_pfn, index, ram, val);
+	int err = kmem_ro_pt_read(table_pfn, index, ram, memo, val);
 
 	if (!err && !(*val & _PAGE_PRESENT))
 		err = -EFAULT;
@@ -51,6 +69,8 @@ static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
  * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
  * @addr: kernel virtual address
  * @ram: System RAM list every table page must be in
+ * @memo: table pages checked under the caller's kmem_ro_read_lock() hold,
+ *	or NULL (struct kmem_ro_pt_memo)
  * @pfn: returns the PFN it maps
  * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
  *
@@ -70,16 +90,17 @@ static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
  * its check (kmem_ro_ram_check_pfn()), and was not read.
  */
 int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
+			 struct kmem_ro_pt_memo *memo,
 			 unsigned long *pfn, unsigned int *level)
 {
 	unsigned long table = PHYS_PFN(read_cr3_pa()), val;
 	int err;
 
-	err = kmem_ro_pt_present(table, pgd_index(addr), ram, &val);
+	err = kmem_ro_pt_present(table, pgd_index(addr), ram, memo, &val);
 	if (!err && pgtable_l5_enabled())
-		err = kmem_ro_pt_present(kmem_ro_pt_next(val), p4d_index(addr), ram, &val);
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), p4d_index(addr), ram, memo, &val);
 	if (!err)
-		err = kmem_ro_pt_present(kmem_ro_pt_next(val), pud_index(addr), ram, &val);
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), pud_index(addr), ram, memo, &val);
 	if (err)
 		return err;
 	if (val & _PAGE_PSE) {
@@ -87,7 +108,7 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = pud_pfn(__pud(val)) + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
 		return 0;
 	}
-	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pmd_index(addr), ram, &val);
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pmd_index(addr), ram, memo, &val);
 	if (err)
 		return err;
 	if (val & _PAGE_PSE) {
@@ -95,7 +116,7 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = pmd_pfn(__pmd(val)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 		return 0;
 	}
-	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pte_index(addr), ram, &val);
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pte_index(addr), ram, memo, &val);
 	if (err)
 		return err;
 	*level = PG_LEVEL_4K;

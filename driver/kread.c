@@ -20,7 +20,7 @@
  * page at one fixed place; a page-table lookup for any other address.
  */
 static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
-			    unsigned long *pfn)
+			    struct kmem_ro_pt_memo *memo, unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -30,7 +30,7 @@ static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = PHYS_PFN(addr - PAGE_OFFSET);
 		return 0;
 	}
-	return kmem_ro_kernel_entry(addr, ram, pfn, &level);
+	return kmem_ro_kernel_entry(addr, ram, memo, pfn, &level);
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
@@ -40,11 +40,12 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 {
 	int err;
 
-	if (checked && checked->vpage == (cur & PAGE_MASK)) {
+	/* vpage 0 is "none": page 0 is never read, it is below the direct map */
+	if (checked && checked->vpage && checked->vpage == (cur & PAGE_MASK)) {
 		*pfn = checked->pfn;
 		return 0;
 	}
-	err = kmem_ro_addr_pfn(cur, ram, pfn);
+	err = kmem_ro_addr_pfn(cur, ram, checked ? &checked->pt : NULL, pfn);
 	if (!err)
 		err = kmem_ro_ram_check_pfn(*pfn, ram);
 	if (!err && checked) {

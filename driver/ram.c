@@ -233,7 +233,7 @@ bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
 	if (!kmem_ro_page_online(pfn))
 		return false;
 	ram = kmem_ro_ram_current();
-	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, &mapped, level) &&
+	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, NULL, &mapped, level) &&
 	     mapped == pfn;
 	kmem_ro_ram_put(ram);
 	return ok;

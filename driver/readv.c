@@ -38,6 +38,7 @@ struct kmem_ro_readv_group {
 	u32 nr;					/* segments read, not yet out */
 	u32 used;				/* bytes of data[] they take */
 	bool locked;				/* kmem_ro_read_lock() held */
+	struct kmem_ro_checked_page checked;	/* its table pages (.pt) */
 	s64 res[KMEM_RO_READV_GROUP];
 	u64 data[KMEM_RO_READV_GROUP_BYTES / sizeof(u64)];
 };
@@ -98,9 +99,12 @@ static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
 	if (!g->locked) {
 		kmem_ro_read_lock();
 		g->locked = true;
+		g->checked.pt.nr = 0;
 	}
-	got = kmem_ro_read_kernel((char *)g->data + g->used, iov->addr, iov->len,
-				  ram, &err);
+	/* each segment's page checked anew, the hold's table pages once */
+	g->checked.vpage = 0;
+	got = kmem_ro_read_object((char *)g->data + g->used, iov->addr, iov->len,
+				  ram, &g->checked, &err);
 	g->res[g->nr++] = got ? (s64)got : err;
 	g->used += kmem_ro_readv_room(iov);
 }

@@ -47,7 +47,6 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	char *pos = k->batch + k->batched * k->record_size;
 	u32 i;
 
-	k->node_page.vpage = 0;
 
 	if (k->w->flags & KMEM_RO_WALK_NODE_ADDR) {
 		memcpy(pos, &node, sizeof(u64));
@@ -79,13 +78,20 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 	return true;
 }
 
+/* A new hold, a new object: nothing it checked before counts. */
+static void kmem_ro_walk_hold(struct kmem_ro_walker *k)
+{
+	k->node_page.vpage = 0;
+	k->node_page.pt.nr = 0;
+	kmem_ro_read_lock();
+}
+
 /* The first link: the head's next, the head being no node of the list. */
 static bool kmem_ro_walk_head(struct kmem_ro_walker *k, unsigned long *link)
 {
 	bool ok;
 
-	k->node_page.vpage = 0;
-	kmem_ro_read_lock();
+	kmem_ro_walk_hold(k);
 	ok = kmem_ro_walk_next(k, k->w->head, link);
 	kmem_ro_read_unlock();
 	return ok;
@@ -100,7 +106,7 @@ static bool kmem_ro_walk_node(struct kmem_ro_walker *k, unsigned long link,
 {
 	bool ok;
 
-	kmem_ro_read_lock();
+	kmem_ro_walk_hold(k);
 	ok = kmem_ro_walk_record(k, link) && kmem_ro_walk_next(k, link, next);
 	kmem_ro_read_unlock();
 	return ok;

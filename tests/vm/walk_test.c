@@ -135,6 +135,26 @@ START_TEST(corrupt_pointer_is_fault)
 END_TEST
 
 /*
+ * A link into page 0: EINVAL there, never the bytes of the page the node
+ * before it was read from (a page memo that took address 0 for "none").
+ */
+START_TEST(low_pointer_is_fault)
+{
+	static struct rec r[100];
+	struct kmem_ro_walk w;
+	int fd = vt_open_dev();
+
+	walk_init(&w, "low_head", r, sizeof(r));
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_WALK, &w), 0);
+	ck_assert_uint_eq(w.status, KMEM_RO_WALK_FAULT);
+	ck_assert_uint_eq(w.nodes, 1);
+	ck_assert_int_eq(w.fault_errno, -EINVAL);
+	ck_assert_uint_eq(w.fault_addr, 0x100 - w.link_offset + fields[0].offset);
+	close(fd);
+}
+END_TEST
+
+/*
  * A field that starts in RAM and runs into a page that is not RAM: the
  * fault is that page's own errno (ENXIO), at its first byte -- not EFAULT
  * for a short read.
@@ -218,6 +238,7 @@ int main(void)
 	tcase_add_test(tc, small_buffer_is_buf_full);
 	tcase_add_test(tc, loop_is_detected);
 	tcase_add_test(tc, corrupt_pointer_is_fault);
+	tcase_add_test(tc, low_pointer_is_fault);
 	tcase_add_test(tc, field_fault_has_the_page_errno);
 	suite_add_tcase(s, tc);
 

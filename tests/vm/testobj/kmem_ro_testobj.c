@@ -7,6 +7,7 @@
  *  good_head     list of NODES nodes, id 0..NODES-1, name "node-<id>"
  *  loop_head     head -> a -> b -> c -> b: a cycle that misses the head
  *  corrupt_head  head -> a -> b -> non-canonical pointer
+ *  low_head      head -> a -> LOW_LINK, a pointer into page 0
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
@@ -40,6 +41,7 @@
 #define VBUF_PAGES	3
 #define HPET_BASE	0xfed00000UL
 #define WC_BYTE		0x5c
+#define LOW_LINK	0x100UL		/* in page 0, below any kernel address */
 #define PTAREA_MAGIC	0x7074000000000000ULL
 
 struct tnode {
@@ -53,7 +55,8 @@ struct tnode {
 static LIST_HEAD(good_head);
 static LIST_HEAD(loop_head);
 static LIST_HEAD(corrupt_head);
-static struct tnode *loop_nodes, *corrupt_nodes;
+static LIST_HEAD(low_head);
+static struct tnode *loop_nodes, *corrupt_nodes, *low_node;
 static unsigned char *vbuf;
 static void __iomem *mmio;
 static unsigned long wc_page;
@@ -71,6 +74,7 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "good_head 0x%lx\n", (unsigned long)&good_head);
 	seq_printf(m, "loop_head 0x%lx\n", (unsigned long)&loop_head);
 	seq_printf(m, "corrupt_head 0x%lx\n", (unsigned long)&corrupt_head);
+	seq_printf(m, "low_head 0x%lx\n", (unsigned long)&low_head);
 	seq_printf(m, "nodes %d\n", NODES);
 	seq_printf(m, "link_offset %zu\n", offsetof(struct tnode, link));
 	seq_printf(m, "id_offset %zu\n", offsetof(struct tnode, id));
@@ -225,9 +229,10 @@ static int __init testobj_init(void)
 
 	loop_nodes = kcalloc(3, sizeof(*loop_nodes), GFP_KERNEL);
 	corrupt_nodes = kcalloc(2, sizeof(*corrupt_nodes), GFP_KERNEL);
+	low_node = kzalloc(sizeof(*low_node), GFP_KERNEL);
 	vbuf = vmalloc(VBUF_PAGES * PAGE_SIZE);
 	mmio = ioremap(HPET_BASE, PAGE_SIZE);
-	if (!loop_nodes || !corrupt_nodes || !vbuf || !mmio)
+	if (!loop_nodes || !corrupt_nodes || !low_node || !vbuf || !mmio)
 		goto out_free_all;
 	for (i = 0; i < 3; i++) {
 		loop_nodes[i].id = i;
@@ -239,6 +244,8 @@ static int __init testobj_init(void)
 		list_add_tail(&corrupt_nodes[i].link, &corrupt_head);
 	}
 	corrupt_nodes[1].link.next = (struct list_head *)0xdead000000000100UL;
+	list_add_tail(&low_node->link, &low_head);
+	low_node->link.next = (struct list_head *)LOW_LINK;
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
 
@@ -254,6 +261,7 @@ out_free_all:
 	if (mmio)
 		iounmap(mmio);
 	vfree(vbuf);
+	kfree(low_node);
 	kfree(corrupt_nodes);
 	kfree(loop_nodes);
 out_free_good:
@@ -272,6 +280,7 @@ static void __exit testobj_exit(void)
 	ptarea_exit();
 	iounmap(mmio);
 	vfree(vbuf);
+	kfree(low_node);
 	kfree(corrupt_nodes);
 	kfree(loop_nodes);
 	free_good();
