@@ -21,6 +21,8 @@
 #   make install    library, kmemctl, man pages, udev rule and group, the
 #                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
 #   make uninstall  removes what install installed
+#   make deb        Debian packages (kmem-ro-dkms, libkmemdev0, libkmemdev-dev,
+#                   kmemctl) in build/deb, checked by lintian
 
 # Kernel series (scripts/fetch-kernels.sh): 6.1, 6.12 (bookworm and its
 # backports), 7.3 (trixie-backports' newest 7.x), sid (sid's).  KERNELS
@@ -123,6 +125,10 @@ check:
 # needs root and the mirror, not part of check).
 check-install-trixie:
 	tests/install/dkms_trixie.sh
+
+# Debian packages of this tree in $(BUILD)/deb (scripts/build-deb.sh).
+deb:
+	scripts/build-deb.sh
 
 # The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of the newest sources
 # Debian ships, linux-source-7.3 (scripts/build-debug-kernel.sh; about an hour
@@ -260,4 +266,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps host-deps module lib tools test-modules sparse vm-binaries vm-root check-unit check-vm check check-install-trixie check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all deps host-deps module lib tools deb test-modules sparse vm-binaries vm-root check-unit check-vm check check-install-trixie check-debug bench fuzz stress demo clean abi-check abi-update
