@@ -21,6 +21,8 @@
 #   make install    library, kmemctl, man pages, udev rule and group, the
 #                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
 #   make uninstall  removes what install installed
+#   make check-deb  make deb, then install, DKMS build and purge in a
+#                   bookworm and a trixie root (part of check)
 #   make deb        Debian packages (kmem-ro-dkms, libkmemdev0, libkmemdev-dev,
 #                   kmemctl) in build/deb, checked by lintian
 
@@ -120,11 +122,11 @@ check-vm: test-modules vm-binaries vm-root
 check:
 	@scripts/check.sh
 
-# `make host-deps && make install` on Debian 13 (trixie): DKMS builds for
-# trixie's kernel, in a throwaway trixie root (tests/install/dkms_trixie.sh;
-# needs root and the mirror, not part of check).
-check-install-trixie:
-	tests/install/dkms_trixie.sh
+# The packages of `make deb` installed with apt in a bookworm and a trixie
+# root, DKMS building the module for that root's kernel (6.12, 7.3), then
+# purged (tests/install/deb_roots.sh; needs root and the mirror).
+check-deb: deb
+	tests/install/deb_roots.sh
 
 # Debian packages of this tree in $(BUILD)/deb (scripts/build-deb.sh).
 deb:
@@ -266,4 +268,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps host-deps module lib tools deb test-modules sparse vm-binaries vm-root check-unit check-vm check check-install-trixie check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all deps host-deps module lib tools deb test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update

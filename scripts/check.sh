@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: dependencies and test kernels, warning-free builds (W=1,
-# sparse), host unit tests, libkmemdev's ABI against its baseline, DKMS
-# on a Debian 13 (trixie) root (tests/install/dkms_trixie.sh), the VM
+# sparse), host unit tests, libkmemdev's ABI against its baseline, the
+# Debian packages built, lintian-clean, installed, built by DKMS and purged on bookworm and
+# trixie roots (make check-deb: tests/install/deb_roots.sh), the VM
 # suite on every test kernel, and the harness's own self-test (it must be
 # able to fail).  Ends
 # with one line "check: N passed, M failed" summing every Check suite.
@@ -29,7 +30,7 @@ step make -s deps
 step make -s sparse
 step make -s check-unit
 step make -s abi-check
-step make -s check-install-trixie
+step make -s check-deb
 step make -s check-vm
 step tests/vm/check-harness.sh
 
