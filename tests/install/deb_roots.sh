@@ -224,6 +224,8 @@ run_suite() {
 		mount --bind "$APTCACHE/$suite/lists" "$r/var/lib/apt/lists" &&
 		add_kernel "$kroot" "$rel" || { fail=$((fail + 1)); say "FAILED: $suite: mounts"; return 1; }
 	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	# No man-db index rebuild on every dpkg run (it took most of a purge).
+	rm -f "$r/var/lib/man-db/auto-update"
 	rm -f "$r"/etc/apt/sources.list.d/*
 	cat >"$r/etc/apt/sources.list" <<-EOF
 	deb $MIRROR $suite main
