@@ -9,7 +9,10 @@
 #   make abi-check  libkmemdev.so's ABI against libkmemdev/abi/libkmemdev.abi
 #                   (libabigail; make abi-update rewrites it, on purpose)
 #   make check-debug the VM suite on a KASAN/lockdep build of Debian's 7.3
-#   make demo       boot a throwaway VM, load kmem_ro, run kmemctl info
+#   make demo       one kernel (6.12), one throwaway VM: load kmem_ro, run
+#                   kmemctl info, sym, ps, struct, list, modules
+#   make vm-shell KERNEL=6.12   a shell in that VM, kmem_ro and kmemctl in it
+#   make check VM_SUITES=a,b    the VM suites a and b alone, nothing else
 #   make sparse     sparse + W=1 on every test kernel and sid's, fails on
 #                   any warning
 #   make bench      benchmarks in the VM, appended to bench/results.txt
@@ -45,7 +48,14 @@ KBUILD_FLAGS  := W=1 KCFLAGS=-Werror
 
 all: module lib tools
 
-deps:
+# The build packages (compiler, libbpf, libnl, ...), installed before any
+# compile starts: every compiling target waits for this, so `make -j` on a
+# fresh machine never compiles beside apt, and libkmemdev's libnl check
+# (libkmemdev/events.mk, read when its make starts) sees the result.
+build-deps:
+	@DEPS=build scripts/fetch-kernels.sh
+
+deps: build-deps
 	KERNELS="$(MODULE_KERNELS)" scripts/fetch-kernels.sh
 
 # A real host: build packages, the running kernel's headers and DKMS.
@@ -53,16 +63,16 @@ host-deps:
 	HOST=1 scripts/fetch-kernels.sh
 
 ifneq ($(KDIR),)
-module:
+module: build-deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_FLAGS) modules
 else
-module:
-	KERNELS=$(DEFAULT_KERNEL) scripts/fetch-kernels.sh
+module: build-deps
+	DEPS=build KERNELS=$(DEFAULT_KERNEL) scripts/fetch-kernels.sh
 	scripts/build-module.sh $(DEFAULT_KERNEL) driver $(BUILD)/$(DEFAULT_KERNEL) $(KBUILD_FLAGS) modules
 	@echo "module: built for the cached test kernel: $(BUILD)/$(DEFAULT_KERNEL)/driver/kmem_ro.ko"
 endif
 
-lib:
+lib: build-deps
 	$(MAKE) -C libkmemdev
 
 tools: lib
@@ -154,8 +164,33 @@ stress: deps vm-binaries test-modules
 	VM_GROUPS=stress VM_RESULTS=stress=$(CURDIR)/tests/vm/stress-results.txt \
 		KERNELS="$(KERNELS)" tests/vm/run.sh
 
-demo: deps vm-binaries test-modules
-	@KERNELS="$(firstword $(KERNELS))" VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+# One kernel (KERNEL, default 6.12) and only what the VM runs: kmem_ro.ko
+# and the test objects for it, the static kmemctl.
+KERNEL ?= $(DEFAULT_KERNEL)
+vm-kernel:
+	DEPS=demo KERNELS=$(KERNEL) scripts/fetch-kernels.sh
+
+vm-module: vm-kernel
+	scripts/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	scripts/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+
+# After vm-kernel: its apt run installs the build packages first.
+vm-kmemctl: vm-kernel
+	$(MAKE) -C tools static
+	mkdir -p $(BUILD)/vm
+	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
+
+# Boots KERNEL once and shows what README shows (tests/vm/demo.sh); both
+# builds run at once.
+demo:
+	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+
+# A shell in the test VM (KERNEL, default 6.12) with kmem_ro loaded and
+# kmemctl; leaving the shell powers the VM off.
+vm-shell:
+	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/shell.groups VM_INTERACTIVE=1 tests/vm/run.sh
 
 # install: PREFIX (default /usr/local), BINDIR, LIBDIR, INCLUDEDIR, MANDIR.
 # The udev rule, the kmem_ro group (sysusers.d) and the driver's DKMS source
@@ -268,4 +303,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps host-deps module lib tools deb test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update

@@ -15,6 +15,8 @@
 # Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* and BENCH_*
 # variables in their environment.
 # VM_SHOW=1 relays what the suites print.
+# VM_SUITES=a,b runs only those suites (make check VM_SUITES=a,b);
+# VM_INTERACTIVE=1 boots the first group on this terminal (make vm-shell).
 # VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
 # line to FILE made of the guest's "@@<GROUP in capitals> " lines
 # (tests/vm/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
@@ -161,9 +163,30 @@ judge() {
 	return $ok
 }
 
+# VM_SUITES=a,b: only those suites, each in its own group's boot (a
+# group none of them is in is skipped), in the group's order.
+want_suites() {
+	local s out=()
+	for s in "$@"; do
+		[[ ,$VM_SUITES, == *,$s,* ]] && out+=("$s")
+	done
+	echo "${out[*]}"
+}
+if [ -n "${VM_SUITES:-}" ]; then
+	for s in ${VM_SUITES//,/ }; do
+		grep -v '^#' "$GROUPS_FILE" | awk '{ for (i = 5; i <= NF; i++) print $i }' |
+			grep -qx "$s" || { say "VM_SUITES: no suite $s in $GROUPS_FILE"; exit 1; }
+	done
+fi
+
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
+	if [ -n "${VM_SUITES:-}" ]; then
+		# shellcheck disable=SC2086	# the suites column splits
+		suites=$(want_suites $suites)
+		[ -n "$suites" ] || continue
+	fi
 	for kernel in $KERNELS; do
 		# A debug build (7.3-debug) runs the groups of its series.
 		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
@@ -181,6 +204,16 @@ while read -r group kernels accel extra suites; do
 				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; exit 1; }
 		fi
 		initrd=$(make_initramfs "$kernel" "$accel" "$root" $suites) || { say "missing test binaries"; exit 1; }
+		if [ -n "${VM_INTERACTIVE:-}" ]; then
+			# make vm-shell: the serial console on this terminal, no
+			# time limit, nothing judged.
+			qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m "$MEM" \
+				-display none -no-reboot -serial mon:stdio \
+				-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
+				-append "console=ttyS0 quiet panic=-1"
+			rm -f "$initrd"
+			exit 0
+		fi
 		start=$(date +%s)
 		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd"
 		rc=$?
