@@ -171,8 +171,8 @@ vm-kernel:
 	DEPS=demo KERNELS=$(KERNEL) scripts/fetch-kernels.sh
 
 vm-module: vm-kernel
-	scripts/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
-	scripts/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	+scripts/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	+scripts/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
 
 # After vm-kernel: its apt run installs the build packages first.
 vm-kmemctl: vm-kernel

@@ -15,9 +15,6 @@ echo
 echo "# kmemctl ps --backend walk   (one ioctl for the whole task list)"
 kmemctl ps --backend walk | head -12
 echo
-echo "# kmemctl read linux_banner 48"
-kmemctl read linux_banner 48
-echo
 echo "# kmemctl struct task_struct.comm init_task"
 kmemctl struct task_struct.comm init_task
 echo

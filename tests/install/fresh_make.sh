@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make -j2` on a fresh Debian machine, as README tells a new user: a
+# minbase debootstrap of SUITE (default bookworm) in $BUILD/fresh-SUITE
+# with git and make alone, the repository cloned into it (HEAD of this
+# tree), then `make -j2` as root: the build packages must be installed
+# before anything compiles, libkmemdev must be built with libnl (events),
+# and the module for the cached-kernel default (6.12, downloaded there).
+# Not part of make check (minutes, the mirror); run by hand:
+#
+#   tests/install/fresh_make.sh [SUITE]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+suite=${1:-bookworm}
+root=$BUILD/fresh-$suite
+[ "$(id -u)" -eq 0 ] || { echo "fresh-make: needs root" >&2; exit 1; }
+
+if [ -z "${KMEM_RO_FRESH_NS:-}" ]; then
+	rm -rf "$root"
+	mkdir -p "$BUILD"
+	t0=$SECONDS
+	debootstrap --variant=minbase --include=git,make,ca-certificates \
+		"$suite" "$root" "$MIRROR" > "$BUILD/fresh-$suite.debootstrap.log"
+	echo "fresh-make: debootstrap $suite: $((SECONDS - t0)) s"
+	KMEM_RO_FRESH_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
+fi
+mount -t proc proc "$root/proc"
+mount --bind /dev "$root/dev"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mkdir -p "$root/src"
+mount --bind -o ro "$top" "$root/src"
+in_root() {
+	env -i PATH=/usr/bin:/usr/sbin HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
+		chroot "$root" "$@" </dev/null
+}
+in_root git clone -q /src /root/kmem_ro
+# The build packages must not be there yet.
+! in_root dpkg -s libbpf-dev gcc >/dev/null 2>&1 ||
+	{ echo "fresh-make: build packages already installed" >&2; exit 1; }
+t0=$SECONDS
+in_root make -C /root/kmem_ro -j2 > "$BUILD/fresh-$suite.make.log" 2>&1 ||
+	{ tail -n 30 "$BUILD/fresh-$suite.make.log"; echo "fresh-make: make -j2 FAILED"; exit 1; }
+echo "fresh-make: make -j2: $((SECONDS - t0)) s"
+ls -l "$root/root/kmem_ro/libkmemdev/libkmemdev.so."* "$root/root/kmem_ro/tools/kmemctl" \
+	"$root/root/kmem_ro/build/6.12/driver/kmem_ro.ko"
+# Events built in: libnl was there when libkmemdev decided.
+! grep -q 'building without libnl' "$BUILD/fresh-$suite.make.log" ||
+	{ echo "fresh-make: libkmemdev built without libnl"; exit 1; }
+nm -D "$root/root/kmem_ro/libkmemdev/libkmemdev.so" | grep -q ' U nl_socket_alloc' ||
+	{ echo "fresh-make: libkmemdev.so does not use libnl"; exit 1; }
+echo "fresh-make: ok"
