@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make -j2` on a fresh Debian machine, as README tells a new user: a
-# minbase debootstrap of SUITE (default bookworm) in $BUILD/fresh-SUITE
+# minbase debootstrap of SUITE (default bookworm) in $BUILD/fresh-SUITE-base
 # with git and make alone, the repository cloned into it (HEAD of this
 # tree), then `make -j2` as root: the build packages must be installed
 # before anything compiles, libkmemdev must be built with libnl (events),
@@ -18,25 +18,35 @@ suite=${1:-bookworm}
 root=$BUILD/fresh-$suite
 [ "$(id -u)" -eq 0 ] || { echo "fresh-make: needs root" >&2; exit 1; }
 
+base=$BUILD/fresh-$suite-base
 if [ -z "${KMEM_RO_FRESH_NS:-}" ]; then
-	rm -rf "$root"
-	mkdir -p "$BUILD"
-	t0=$SECONDS
-	debootstrap --variant=minbase --include=git,make,ca-certificates \
-		"$suite" "$root" "$MIRROR" > "$BUILD/fresh-$suite.debootstrap.log"
-	echo "fresh-make: debootstrap $suite: $((SECONDS - t0)) s"
+	# The debootstrapped root is kept (a stamp marks it complete); each run
+	# works in a throwaway overlay over it.
+	if [ ! -e "$base.stamp" ]; then
+		rm -rf "$base"
+		mkdir -p "$BUILD"
+		t0=$SECONDS
+		debootstrap --variant=minbase --include=git,make,ca-certificates \
+			"$suite" "$base" "$MIRROR" > "$base.log"
+		touch "$base.stamp"
+		echo "fresh-make: debootstrap $suite: $((SECONDS - t0)) s"
+	fi
 	KMEM_RO_FRESH_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
 fi
+mkdir -p "$root"
+mount -t tmpfs -o size=6g tmpfs "$root"
+mkdir -p "$root/upper" "$root/work" "$root/merged"
+mount -t overlay overlay -o "lowerdir=$base,upperdir=$root/upper,workdir=$root/work" "$root/merged"
+root=$root/merged
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
-mkdir -p "$root/src"
-mount --bind -o ro "$top" "$root/src"
 in_root() {
 	env -i PATH=/usr/bin:/usr/sbin HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
 		chroot "$root" "$@" </dev/null
 }
-in_root git clone -q /src /root/kmem_ro
+# This tree's HEAD, as a clone.
+git clone -q "$top" "$root/root/kmem_ro"
 # The build packages must not be there yet.
 ! in_root dpkg -s libbpf-dev gcc >/dev/null 2>&1 ||
 	{ echo "fresh-make: build packages already installed" >&2; exit 1; }

@@ -39,6 +39,8 @@ TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
 BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 
+# The terminal, for VM_INTERACTIVE (the loop below reads the groups file).
+exec 3<&0
 logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
 total_pass=0 total_fail=0 failed_runs=()
@@ -210,7 +212,7 @@ while read -r group kernels accel extra suites; do
 			qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m "$MEM" \
 				-display none -no-reboot -serial mon:stdio \
 				-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
-				-append "console=ttyS0 quiet panic=-1"
+				-append "console=ttyS0 quiet panic=-1" <&3
 			rm -f "$initrd"
 			exit 0
 		fi
