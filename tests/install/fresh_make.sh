@@ -41,6 +41,11 @@ root=$root/merged
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The sources a Debian installer writes (linux-6.12 reaches bookworm
+# through -security).
+printf 'deb %s %s main\n' "$MIRROR" "$suite" "$MIRROR" "$suite-updates" \
+	"${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}" "$suite-security" \
+	>"$root/etc/apt/sources.list"
 in_root() {
 	env -i PATH=/usr/bin:/usr/sbin HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
 		chroot "$root" "$@" </dev/null
