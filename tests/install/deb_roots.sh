@@ -100,7 +100,9 @@ add_kernel() {
 		m=$r${d#"$kroot"}
 		mkdir -p "$m" && mount --bind -o ro "$d" "$m" || return 1
 	done
-	m=$(ls -d "$kroot"/lib/modules/"$rel" "$kroot"/usr/lib/modules/"$rel" 2>/dev/null | head -n 1)
+	for m in "$kroot"/lib/modules/"$rel" "$kroot"/usr/lib/modules/"$rel"; do
+		[ -d "$m" ] && break
+	done
 	mkdir -p "$r/lib/modules/$rel"
 	cp "$m"/modules.builtin "$m"/modules.builtin.modinfo "$m"/modules.order "$r/lib/modules/$rel/"
 	ln -sfn "/usr/src/linux-headers-$rel" "$r/lib/modules/$rel/build"
@@ -129,11 +131,16 @@ t_install() {
 	in_root apt-get install -y --no-install-recommends "${debs[@]}" || return 1
 }
 
+# dpkg's status of a package in the root ("ii ", "un ", nothing).
+pkg_status() {
+	# shellcheck disable=SC2016	# dpkg-query's own format
+	in_root dpkg-query -W -f '${db:Status-Abbrev}' "$1"
+}
+
 t_dpkg() {
 	local p bad=0
 	for p in "${PACKAGES[@]}"; do
-		[ "$(in_root dpkg-query -W -f '${db:Status-Abbrev}' "$p")" = "ii " ] ||
-			{ echo "$p: $(in_root dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>&1)"; bad=1; }
+		[ "$(pkg_status "$p")" = "ii " ] || { echo "$p: $(pkg_status "$p" 2>&1)"; bad=1; }
 	done
 	return $bad
 }
@@ -195,7 +202,7 @@ t_purge() {
 	local p left
 	in_root apt-get purge -y "${PACKAGES[@]}" || return 1
 	for p in "${PACKAGES[@]}"; do
-		left=$(in_root dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null)
+		left=$(pkg_status "$p" 2>/dev/null)
 		[ -z "$left" ] || [ "$left" = "un " ] || { echo "dpkg -l: $p $left"; return 1; }
 	done
 	[ -z "$(modules)" ] || { echo "left: $(modules)"; return 1; }
@@ -214,6 +221,7 @@ run_suite() {
 	r=$tmp/merged
 	# The writable layer on a tmpfs: an overlay's upper directory may not
 	# lie inside its lower one (the host's /).
+	# shellcheck disable=SC2015	# any failure: the same message
 	mount -t tmpfs -o size=4g tmpfs "$tmp" &&
 		mkdir -p "$tmp/upper" "$tmp/work" "$r" &&
 		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$tmp/upper,workdir=$tmp/work" "$r" &&

@@ -2,6 +2,7 @@
 # bash completion for kmemctl(1): verbs, their options, symbol names from
 # /proc/kallsyms where a verb takes an address, PIDs for pagemap.
 # Installed as /usr/share/bash-completion/completions/kmemctl.
+# shellcheck disable=SC2207	# COMPREPLY=($(compgen ...)): the bash-completion idiom
 
 _kmemctl_symbols()
 {
@@ -16,7 +17,7 @@ _kmemctl()
 	_init_completion || return
 
 	local verbs="info sym read struct list modules dump ps pagemap probe watch"
-	local i verb= sub= nargs=0
+	local i verb='' sub='' nargs=0
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		-d | --device) ((i++)) ;;
