@@ -61,9 +61,15 @@ in_root make -C /root/kmem_ro -j2 > "$BUILD/fresh-$suite.make.log" 2>&1 ||
 echo "fresh-make: make -j2: $((SECONDS - t0)) s"
 ls -l "$root/root/kmem_ro/libkmemdev/libkmemdev.so."* "$root/root/kmem_ro/tools/kmemctl" \
 	"$root/root/kmem_ro/build/6.12/driver/kmem_ro.ko"
+log=$BUILD/fresh-$suite.make.log
+# apt ran before the first compile.
+first_cc=$(grep -n -m 1 '^cc ' "$log" | cut -d: -f1)
+installed=$(grep -n -m 1 '^fetch-kernels: installing ' "$log" | cut -d: -f1)
+[ -n "$installed" ] && [ -n "$first_cc" ] && [ "$installed" -lt "$first_cc" ] ||
+	{ echo "fresh-make: a compile started before the packages were installed"; exit 1; }
 # Events built in: libnl was there when libkmemdev decided.
-! grep -q 'building without libnl' "$BUILD/fresh-$suite.make.log" ||
+! grep -q 'building without libnl' "$log" ||
 	{ echo "fresh-make: libkmemdev built without libnl"; exit 1; }
-nm -D "$root/root/kmem_ro/libkmemdev/libkmemdev.so" | grep -q ' U nl_socket_alloc' ||
-	{ echo "fresh-make: libkmemdev.so does not use libnl"; exit 1; }
+readelf -d "$root/root/kmem_ro/libkmemdev/libkmemdev.so" | grep -q 'NEEDED.*libnl-genl-3' ||
+	{ echo "fresh-make: libkmemdev.so does not link libnl-genl"; exit 1; }
 echo "fresh-make: ok"
