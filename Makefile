@@ -52,8 +52,9 @@ all: module lib tools
 # compile starts: every compiling target waits for this, so `make -j` on a
 # fresh machine never compiles beside apt, and libkmemdev's libnl check
 # (libkmemdev/events.mk, read when its make starts) sees the result.
+# A package build (debian/rules) has its Build-Depends: NO_BUILD_DEPS=1.
 build-deps:
-	@DEPS=build scripts/fetch-kernels.sh
+	@$(if $(NO_BUILD_DEPS),:,DEPS=build scripts/fetch-kernels.sh)
 
 deps: build-deps
 	KERNELS="$(MODULE_KERNELS)" scripts/fetch-kernels.sh
