@@ -9,7 +9,10 @@
 #   make abi-check  libkmemdev.so's ABI against libkmemdev/abi/libkmemdev.abi
 #                   (libabigail; make abi-update rewrites it, on purpose)
 #   make check-debug the VM suite on a KASAN/lockdep build of Debian's 7.3
-#   make demo       boot a throwaway VM, load kmem_ro, run kmemctl info
+#   make demo       one kernel (6.12), one throwaway VM: load kmem_ro, run
+#                   kmemctl info, sym, ps, struct, list, modules
+#   make vm-shell KERNEL=6.12   a shell in that VM, kmem_ro and kmemctl in it
+#   make check VM_SUITES=a,b    the VM suites a and b alone, nothing else
 #   make sparse     sparse + W=1 on every test kernel and sid's, fails on
 #                   any warning
 #   make bench      benchmarks in the VM, appended to bench/results.txt
@@ -21,6 +24,10 @@
 #   make install    library, kmemctl, man pages, udev rule and group, the
 #                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
 #   make uninstall  removes what install installed
+#   make check-deb  make deb, then install, DKMS build and purge in a
+#                   bookworm and a trixie root (part of check)
+#   make deb        Debian packages (kmem-ro-dkms, libkmemdev0, libkmemdev-dev,
+#                   kmemctl) in build/deb, checked by lintian
 
 # Kernel series (scripts/fetch-kernels.sh): 6.1, 6.12 (bookworm and its
 # backports), 7.3 (trixie-backports' newest 7.x), sid (sid's).  KERNELS
@@ -41,7 +48,15 @@ KBUILD_FLAGS  := W=1 KCFLAGS=-Werror
 
 all: module lib tools
 
-deps:
+# The build packages (compiler, libbpf, libnl, ...), installed before any
+# compile starts: every compiling target waits for this, so `make -j` on a
+# fresh machine never compiles beside apt, and libkmemdev's libnl check
+# (libkmemdev/events.mk, read when its make starts) sees the result.
+# A package build (debian/rules) has its Build-Depends: NO_BUILD_DEPS=1.
+build-deps:
+	@$(if $(NO_BUILD_DEPS),:,DEPS=build scripts/fetch-kernels.sh)
+
+deps: build-deps
 	KERNELS="$(MODULE_KERNELS)" scripts/fetch-kernels.sh
 
 # A real host: build packages, the running kernel's headers and DKMS.
@@ -49,16 +64,16 @@ host-deps:
 	HOST=1 scripts/fetch-kernels.sh
 
 ifneq ($(KDIR),)
-module:
+module: build-deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_FLAGS) modules
 else
-module:
-	KERNELS=$(DEFAULT_KERNEL) scripts/fetch-kernels.sh
+module: build-deps
+	DEPS=build KERNELS=$(DEFAULT_KERNEL) scripts/fetch-kernels.sh
 	scripts/build-module.sh $(DEFAULT_KERNEL) driver $(BUILD)/$(DEFAULT_KERNEL) $(KBUILD_FLAGS) modules
 	@echo "module: built for the cached test kernel: $(BUILD)/$(DEFAULT_KERNEL)/driver/kmem_ro.ko"
 endif
 
-lib:
+lib: build-deps
 	$(MAKE) -C libkmemdev
 
 tools: lib
@@ -118,11 +133,15 @@ check-vm: test-modules vm-binaries vm-root
 check:
 	@scripts/check.sh
 
-# `make host-deps && make install` on Debian 13 (trixie): DKMS builds for
-# trixie's kernel, in a throwaway trixie root (tests/install/dkms_trixie.sh;
-# needs root and the mirror, not part of check).
-check-install-trixie:
-	tests/install/dkms_trixie.sh
+# The packages of `make deb` installed with apt in a bookworm and a trixie
+# root, DKMS building the module for that root's kernel (6.12, 7.3), then
+# purged (tests/install/deb_roots.sh; needs root and the mirror).
+check-deb: deb
+	tests/install/deb_roots.sh
+
+# Debian packages of this tree in $(BUILD)/deb (scripts/build-deb.sh).
+deb:
+	scripts/build-deb.sh
 
 # The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of the newest sources
 # Debian ships, linux-source-7.3 (scripts/build-debug-kernel.sh; about an hour
@@ -146,8 +165,33 @@ stress: deps vm-binaries test-modules
 	VM_GROUPS=stress VM_RESULTS=stress=$(CURDIR)/tests/vm/stress-results.txt \
 		KERNELS="$(KERNELS)" tests/vm/run.sh
 
-demo: deps vm-binaries test-modules
-	@KERNELS="$(firstword $(KERNELS))" VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+# One kernel (KERNEL, default 6.12) and only what the VM runs: kmem_ro.ko
+# and the test objects for it, the static kmemctl.
+KERNEL ?= $(DEFAULT_KERNEL)
+vm-kernel:
+	DEPS=demo KERNELS=$(KERNEL) scripts/fetch-kernels.sh
+
+vm-module: vm-kernel
+	+scripts/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	+scripts/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+
+# After vm-kernel: its apt run installs the build packages first.
+vm-kmemctl: vm-kernel
+	$(MAKE) -C tools static
+	mkdir -p $(BUILD)/vm
+	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
+
+# Boots KERNEL once and shows what README shows (tests/vm/demo.sh); both
+# builds run at once.
+demo:
+	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+
+# A shell in the test VM (KERNEL, default 6.12) with kmem_ro loaded and
+# kmemctl; leaving the shell powers the VM off.
+vm-shell:
+	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/shell.groups VM_INTERACTIVE=1 tests/vm/run.sh
 
 # install: PREFIX (default /usr/local), BINDIR, LIBDIR, INCLUDEDIR, MANDIR.
 # The udev rule, the kmem_ro group (sysusers.d) and the driver's DKMS source
@@ -260,4 +304,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all deps host-deps module lib tools test-modules sparse vm-binaries vm-root check-unit check-vm check check-install-trixie check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: dependencies and test kernels, warning-free builds (W=1,
-# sparse), host unit tests, libkmemdev's ABI against its baseline, DKMS
-# on a Debian 13 (trixie) root (tests/install/dkms_trixie.sh), the VM
+# sparse), host unit tests, libkmemdev's ABI against its baseline, the
+# Debian packages built, lintian-clean, installed, built by DKMS and purged on bookworm and
+# trixie roots (make check-deb: tests/install/deb_roots.sh), the VM
 # suite on every test kernel, and the harness's own self-test (it must be
-# able to fail).  Ends
-# with one line "check: N passed, M failed" summing every Check suite.
+# able to fail).  VM_SUITES=a,b runs those VM suites and nothing else.
+# Ends with one line "check: N passed, M failed" summing every Check suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
@@ -26,12 +27,17 @@ step() {
 
 step make -s deps
 [ $failed -eq 0 ] || { echo "check: 0 passed, 1 failed"; exit 1; }
-step make -s sparse
-step make -s check-unit
-step make -s abi-check
-step make -s check-install-trixie
-step make -s check-vm
-step tests/vm/check-harness.sh
+if [ -n "${VM_SUITES:-}" ]; then
+	# make check VM_SUITES=a,b: those VM suites alone (tests/vm/run.sh).
+	step make -s check-vm
+else
+	step make -s sparse
+	step make -s check-unit
+	step make -s abi-check
+	step make -s check-deb
+	step make -s check-vm
+	step tests/vm/check-harness.sh
+fi
 
 read -r pass fail < <(grep -aE '^([a-z0-9/._-]+: )*[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |
 	sed -E 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/' |

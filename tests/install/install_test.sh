@@ -13,7 +13,6 @@
 set -uo pipefail
 umask 022
 top=$(cd "$(dirname "$0")/../.." && pwd)
-here=$top/tests/install
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmem_ro-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 stage=$tmp/stage
@@ -73,11 +72,12 @@ t_file_list() {
 	local obj
 	{
 		echo usr/bin/kmemctl
-		echo usr/include/kmemdev.h
+		echo usr/share/bash-completion/completions/kmemctl
+		echo usr/include/kmemdev/kmemdev.h
 		for p in "$top"/uapi/*.h; do
-			echo "usr/include/${p##*/}"
+			echo "usr/include/kmemdev/${p##*/}"
 		done
-		echo usr/lib/libkmemdev-kcore.so
+		echo usr/lib/kmemdev/libkmemdev-kcore.so
 		echo usr/lib/libkmemdev.a
 		echo usr/lib/libkmemdev.so
 		echo "usr/lib/libkmemdev.so.$MAJOR"
@@ -171,7 +171,7 @@ declared() {
 		grep -oE 'kmemdev_[a-z0-9_]+ *\($' | tr -d ' (' | LC_ALL=C sort
 }
 
-# An outside program, run as it would be from the installed tree: on this
+# examples/banner, run as it would be from the installed tree: on this
 # host the device (or /proc/kcore) may be missing, which must be a clean
 # exit 1 with a reason, never a crash or a missing library.
 run_example() {	# binary
@@ -186,34 +186,38 @@ run_example() {	# binary
 		   ! grep -q '^kernel: Linux version ' "$tmp/out"; then
 			echo "exit 0 but:"; cat "$tmp/out"; return 1
 		fi ;;
-	1)	grep -q '^example: [a-z_]*: ' "$tmp/err" ||
+	1)	grep -q '^banner: [a-z_]*: ' "$tmp/err" ||
 			{ echo "exit 1 without a reason:"; cat "$tmp/err"; return 1; } ;;
 	*)	echo "exit $rc"; cat "$tmp/out" "$tmp/err"; return 1 ;;
 	esac
 	echo "exit $rc: $(cat "$tmp/out" "$tmp/err" | tail -n 1)"
 }
 
+# examples/ as a user builds it: its own Makefile, pkg-config alone.
+make_example() {	# target
+	rm -rf "$tmp/examples"
+	cp -r "$top/examples" "$tmp/examples"
+	PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_PATH=$stage/usr/lib/pkgconfig \
+		make -s -C "$tmp/examples" CFLAGS="-O2 -Werror" "$1"
+}
+
 t_example_shared() {
 	local lib
-	# shellcheck disable=SC2046	# pkg-config output is meant to split
-	cc -std=gnu11 -Wall -Wextra -Werror -o "$tmp/example" "$here/example.c" \
-		$(pc --cflags --libs) || return 1
-	lib=$(LD_LIBRARY_PATH=$stage/usr/lib ldd "$tmp/example" | awk '/libkmemdev/ { print $3 }')
+	make_example all || return 1
+	lib=$(LD_LIBRARY_PATH=$stage/usr/lib ldd "$tmp/examples/banner" | awk '/libkmemdev/ { print $3 }')
 	[ "$lib" = "$stage/usr/lib/libkmemdev.so.$MAJOR" ] ||
 		{ echo "libkmemdev resolved to '$lib'"; return 1; }
-	run_example "$tmp/example"
+	run_example "$tmp/examples/banner"
 }
 
 t_example_static() {
-	# shellcheck disable=SC2046
-	cc -static -std=gnu11 -Wall -Wextra -Werror -o "$tmp/example.static" \
-		"$here/example.c" $(pc --static --cflags --libs) || return 1
-	if readelf -d "$tmp/example.static" | grep -q NEEDED; then
+	make_example static || return 1
+	if readelf -d "$tmp/examples/banner.static" | grep -q NEEDED; then
 		echo "not static:"
-		readelf -d "$tmp/example.static" | grep NEEDED
+		readelf -d "$tmp/examples/banner.static" | grep NEEDED
 		return 1
 	fi
-	run_example "$tmp/example.static"
+	run_example "$tmp/examples/banner.static"
 }
 
 # Zero warnings from groff and man, and every .so link resolves.
@@ -347,8 +351,8 @@ check "installed file list" t_file_list
 check "modes, symlinks, SONAME" t_modes
 check "udev rule, sysusers.d, dkms.conf, pkg-config version" t_contents
 check "libkmemdev.so exports only kmemdev_*, as declared" t_exports
-check "example built with pkg-config, shared" t_example_shared
-check "example built with pkg-config --static" t_example_static
+check "examples/ built with its Makefile (pkg-config), shared" t_example_shared
+check "examples/ built with its Makefile (pkg-config --static)" t_example_static
 check "man pages: groff/man warnings, .so links" t_man_lint
 check "man pages: one for every exported function" t_man_functions
 check "kmemctl.1 and kmemctl --help: same verbs and options" t_man_kmemctl

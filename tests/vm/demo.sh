@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# What `make demo` shows from inside the throwaway VM.
+# What `make demo` shows from inside the throwaway VM: the commands README
+# shows, in its order.
 set -e
 echo "# ls -l /dev/kmem_ro"
 ls -l /dev/kmem_ro
@@ -14,5 +15,14 @@ echo
 echo "# kmemctl ps --backend walk   (one ioctl for the whole task list)"
 kmemctl ps --backend walk | head -12
 echo
-echo "# kmemctl read linux_banner 48"
-kmemctl read linux_banner 48
+echo "# kmemctl struct task_struct.comm init_task"
+kmemctl struct task_struct.comm init_task
+echo
+echo "# kmemctl struct task_struct init_task --depth 1 | head -6"
+kmemctl struct task_struct init_task --depth 1 | head -6
+echo
+echo "# kmemctl list task_struct.tasks --node init_task --fields pid,comm,real_parent | head -4"
+kmemctl list task_struct.tasks --node init_task --fields pid,comm,real_parent | head -4
+echo
+echo "# kmemctl modules"
+kmemctl modules

@@ -15,6 +15,8 @@
 # Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* and BENCH_*
 # variables in their environment.
 # VM_SHOW=1 relays what the suites print.
+# VM_SUITES=a,b runs only those suites (make check VM_SUITES=a,b);
+# VM_INTERACTIVE=1 boots the first group on this terminal (make vm-shell).
 # VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
 # line to FILE made of the guest's "@@<GROUP in capitals> " lines
 # (tests/vm/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
@@ -37,6 +39,8 @@ TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
 BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 
+# The terminal, for VM_INTERACTIVE (the loop below reads the groups file).
+exec 3<&0
 logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
 total_pass=0 total_fail=0 failed_runs=()
@@ -239,6 +243,36 @@ collect() {
 	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
 }
 
+# VM_SUITES=a,b: only those suites, each in its own group's boot (a
+# group none of them is in is skipped), in the group's order.
+want_suites() {
+	local s out=()
+	for s in "$@"; do
+		[[ ,$VM_SUITES, == *,$s,* ]] && out+=("$s")
+	done
+	echo "${out[*]}"
+}
+if [ -n "${VM_SUITES:-}" ]; then
+	for s in ${VM_SUITES//,/ }; do
+		grep -v '^#' "$GROUPS_FILE" | awk '{ for (i = 5; i <= NF; i++) print $i }' |
+			grep -qx "$s" || { say "VM_SUITES: no suite $s in $GROUPS_FILE"; exit 1; }
+	done
+fi
+
+# make vm-shell: the first group's initramfs, the serial console on this
+# terminal, no time limit, nothing judged.
+interactive() {
+	local kernel=$1 accel=$2 initrd
+	shift 4
+	initrd=$(make_initramfs "$kernel" "$accel" - "$@") || { say "missing test binaries"; exit 1; }
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m "$MEM" \
+		-display none -no-reboot -serial mon:stdio \
+		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 quiet panic=-1" <&3
+	rm -f "$initrd"
+	exit 0
+}
+
 # VM_JOBS boots at once (default: one per host core; each TCG guest runs
 # on one host thread).  Benchmarks run one at a time (bench/run.sh).
 JOBS=${VM_JOBS:-$(nproc)}
@@ -246,12 +280,22 @@ runs=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
+	if [ -n "${VM_SUITES:-}" ]; then
+		# shellcheck disable=SC2086	# the suites column splits
+		suites=$(want_suites $suites)
+		[ -n "$suites" ] || continue
+	fi
 	for kernel in $KERNELS; do
 		# A debug build (7.3-debug) runs the groups of its series.
 		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
 		runs+=("$kernel $group $accel $extra $suites")
 	done
 done < "$GROUPS_FILE"
+
+if [ -n "${VM_INTERACTIVE:-}" ] && [ ${#runs[@]} -gt 0 ]; then
+	# shellcheck disable=SC2086 # kernel group accel extra suites...
+	interactive ${runs[0]}
+fi
 
 declare -A pending=()
 for r in "${runs[@]}"; do

@@ -1,11 +1,13 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * An outside program built against an installed libkmemdev with nothing but
- * `pkg-config --cflags --libs kmemdev` (install_test.sh builds it shared and
- * static).  Prints the library's version (built with, running), which
- * source it reads, the layout it learned and the running kernel's banner.
+ * A small libkmemdev program, built with nothing but
+ * `pkg-config --cflags --libs kmemdev` (see Makefile here).  Prints the
+ * library's version (built with, running), the kernel release, which
+ * source it reads, the layout it learned and the first line of the
+ * running kernel's linux_banner, found with kmemdev_symbol() and read
+ * with kmemdev_read().  Under the library's license: copy it freely.
  *
- *	example [auto|device|kcore]
+ *	banner [auto|device|kcore]
  *
  * Exit status: 0 success, 1 the kernel could not be read (a one-line
  * reason on stderr), 2 usage.
@@ -13,13 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <kmemdev.h>
 
-/* "example: <operation>: <reason for that operation>" */
+/* "banner: <operation>: <reason for that operation>" */
 static int fail(const char *what, enum kmemdev_op op, int err)
 {
-	fprintf(stderr, "example: %s: %s\n", what, kmemdev_strerror(op, err));
+	fprintf(stderr, "banner: %s: %s\n", what, kmemdev_strerror(op, err));
 	return 1;
 }
 
@@ -29,6 +32,7 @@ int main(int argc, char **argv)
 	struct kmem_ro_range *ram = NULL;
 	KMEMDEV_ARG(kmem_ro_info, info);
 	char banner[256] = "";
+	struct utsname uts;
 	struct kmemdev *h;
 	unsigned int nr;
 	uint64_t addr;
@@ -46,6 +50,8 @@ int main(int argc, char **argv)
 	/* The header this was built with, the library it runs with. */
 	printf("libkmemdev: %d.%d.%d, running %s\n", KMEMDEV_VERSION_MAJOR,
 	       KMEMDEV_VERSION_MINOR, KMEMDEV_VERSION_PATCH, kmemdev_version());
+	if (!uname(&uts))
+		printf("release: %s\n", uts.release);
 	fflush(stdout);
 	err = kmemdev_open(&h, &opts);
 	if (err)
@@ -77,6 +83,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: example [auto|device|kcore]\n");
+	fprintf(stderr, "usage: banner [auto|device|kcore]\n");
 	return 2;
 }
