@@ -5,6 +5,7 @@
  * kernel builds it (append_elf_note(), scripts/kallsyms.c).
  */
 #include <check.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,63 +201,47 @@ static void check_names(const struct got *g)
 	ck_assert_int_eq(g->type[4], 'A');
 }
 
-/* 6.1/6.12 without CONFIG_KALLSYMS_ABSOLUTE_PERCPU: base + (u32)offset. */
-START_TEST(decode_relative_base)
+/*
+ * kallsyms_sym_address() of each version, for symbols 0, 1 and 5 (the
+ * percpu one; symbol 3 has no name, so it is the fifth reported).
+ */
+static const struct encoding {
+	const char *what;
+	bool has_base;
+	uint64_t base, offsets_addr;
+	int32_t offsets[6];
+	uint64_t want[3];
+} encodings[] = {
+	{ "6.1/6.12 without CONFIG_KALLSYMS_ABSOLUTE_PERCPU: base + (u32)offset",
+	  true, 0xffffffff81000000ull, 0,
+	  { 0, 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 },
+	  { 0xffffffff81000000ull, 0xffffffff81001000ull, 0xffffffff81005000ull } },
+	{ "x86_64 SMP up to 6.14: percpu absolute, the rest base - 1 - offset",
+	  true, 0xffffffff81000000ull, 0,
+	  { -1, -1 - 0x1000, -1 - 0x2000, -1 - 0x3000, -1 - 0x4000, 0x2a000 },
+	  { 0xffffffff81000000ull, 0xffffffff81001000ull, 0x2a000 } },
+	{ "7.3: offset_to_ptr(&kallsyms_offsets[i])",
+	  false, 0, 0xffffffff83000000ull,
+	  { -0x2000000, 0x100, 0, 0, 0, -0x100 },
+	  { 0xffffffff81000000ull, 0xffffffff83000000ull + 4 + 0x100,
+	    0xffffffff83000000ull + 20 - 0x100 } },
+};
+
+START_TEST(decode_encodings)
 {
-	struct tables tb;
-	struct got g = { 0 };
-	int i;
-
-	build(&tb);
-	tb.t.has_relative_base = true;
-	tb.t.relative_base = 0xffffffff81000000ull;
-	for (i = 0; i < 6; i++)
-		tb.offsets[i] = 0x1000 * i;
-	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
-	check_names(&g);
-	ck_assert_uint_eq(g.addr[0], 0xffffffff81000000ull);
-	ck_assert_uint_eq(g.addr[1], 0xffffffff81001000ull);
-	ck_assert_uint_eq(g.addr[4], 0xffffffff81005000ull);
-}
-END_TEST
-
-/* x86_64 SMP up to 6.14: percpu absolute, the rest base - 1 - offset. */
-START_TEST(decode_absolute_percpu)
-{
-	struct tables tb;
-	struct got g = { 0 };
-	int i;
-
-	build(&tb);
-	tb.t.has_relative_base = true;
-	tb.t.relative_base = 0xffffffff81000000ull;
-	for (i = 0; i < 5; i++)
-		tb.offsets[i] = -1 - 0x1000 * i;
-	tb.offsets[5] = 0x2a000;	/* the percpu symbol */
-	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
-	check_names(&g);
-	ck_assert_uint_eq(g.addr[0], 0xffffffff81000000ull);
-	ck_assert_uint_eq(g.addr[1], 0xffffffff81001000ull);
-	ck_assert_uint_eq(g.addr[4], 0x2a000);
-}
-END_TEST
-
-/* 7.3: offset_to_ptr(&kallsyms_offsets[i]). */
-START_TEST(decode_pc_relative)
-{
+	const struct encoding *e = &encodings[_i];
 	struct tables tb;
 	struct got g = { 0 };
 
 	build(&tb);
-	tb.t.offsets_addr = 0xffffffff83000000ull;
-	tb.offsets[0] = -0x2000000;		/* _text-ish, below the table */
-	tb.offsets[1] = 0x100;
-	tb.offsets[5] = -0x100;
+	tb.t.has_relative_base = e->has_base;
+	tb.t.relative_base = e->base;
+	tb.t.offsets_addr = e->offsets_addr;
+	memcpy(tb.offsets, e->offsets, sizeof(e->offsets));
 	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
 	check_names(&g);
-	ck_assert_uint_eq(g.addr[0], 0xffffffff81000000ull);
-	ck_assert_uint_eq(g.addr[1], 0xffffffff83000000ull + 4 + 0x100);
-	ck_assert_uint_eq(g.addr[4], 0xffffffff83000000ull + 20 - 0x100);
+	ck_assert_msg(g.addr[0] == e->want[0] && g.addr[1] == e->want[1] &&
+		      g.addr[4] == e->want[2], "%s", e->what);
 }
 END_TEST
 
@@ -308,9 +293,8 @@ static Suite *kallsyms_suite(void)
 	tcase_add_test(tc, note_bad_inputs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("decode");
-	tcase_add_test(tc, decode_relative_base);
-	tcase_add_test(tc, decode_absolute_percpu);
-	tcase_add_test(tc, decode_pc_relative);
+	tcase_add_loop_test(tc, decode_encodings, 0,
+			    sizeof(encodings) / sizeof(encodings[0]));
 	tcase_add_test(tc, decode_bad_tables);
 	tcase_add_test(tc, decode_callback_stops);
 	suite_add_tcase(s, tc);
