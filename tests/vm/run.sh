@@ -91,7 +91,7 @@ make_initramfs() {
 	# Dynamically linked files bring their ELF interpreter and libraries,
 	# at the host's paths (ldd fails on static binaries and scripts).
 	for s in "$stage"/tests/* "${host_files[@]}"; do
-		[[ $(head -c 4 "$s") == $'\x7f'ELF ]] && ldd "$s" >/dev/null 2>&1 || continue
+		[[ $(head -c 4 "$s" | tr -d '\0') == $'\x7f'ELF ]] && ldd "$s" >/dev/null 2>&1 || continue
 		for l in $(ldd "$s" | grep -o '/[^ ]*'); do
 			mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" || return 1
 		done
