@@ -399,6 +399,25 @@ START_TEST(hole_is_sigbus)
 }
 END_TEST
 
+/*
+ * RAM mmap off (INFO in @l read then): the feature bits say text only, a
+ * mapping of the RAM page under @user is EPERM, the text maps.
+ */
+static void assert_text_only(struct layout *l, const void *user)
+{
+	void *p;
+
+	ck_assert(!(l->info.features & KMEM_RO_FEAT_MMAP_RAM));
+	ck_assert(l->info.features & KMEM_RO_FEAT_MMAP_TEXT);
+	errno = 0;
+	ck_assert_ptr_eq(vt_map_phys(l->fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	p = vt_map_phys(l->fd, image_phys(l, l->info.text_start), PAGE);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	assert_same_as_kcore(p, l->info.text_start, PAGE);
+	munmap(p, PAGE);
+}
+
 START_TEST(secret_page_is_sigbus)
 {
 	int mfd = syscall(SYS_memfd_secret, 0);
@@ -714,21 +733,12 @@ START_TEST(default_maps_text_only)
 	struct kmemdev *h;
 	struct layout l;
 	const void *q;
-	void *p;
 
 	ck_assert_ptr_ne(user, MAP_FAILED);
 	memset(user, 0x3c, PAGE);
 	ck_assert_msg(vt_file_has(RAW_PARAM, "N") == 1, "mmap_ram is not off by default");
 	layout(&l);
-	ck_assert(!(l.info.features & KMEM_RO_FEAT_MMAP_RAM));
-	ck_assert(l.info.features & KMEM_RO_FEAT_MMAP_TEXT);
-	errno = 0;
-	ck_assert_ptr_eq(vt_map_phys(l.fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
-	ck_assert_int_eq(errno, EPERM);
-	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
-	ck_assert_ptr_ne(p, MAP_FAILED);
-	assert_same_as_kcore(p, l.info.text_start, PAGE);
-	munmap(p, PAGE);
+	assert_text_only(&l, user);
 	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
 	ck_assert_int_eq(kmemdev_map(h, l.info.page_offset + vt_pagemap_pfn(user) * PAGE,
 				     8, &q), -ENXIO);
@@ -750,21 +760,12 @@ START_TEST(mmap_ram_off_keeps_text)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	struct kmem_ro_info info;
 	struct layout l;
-	void *p;
 
 	ck_assert_ptr_ne(user, MAP_FAILED);
 	layout(&l);
 	vt_write_file(RAW_PARAM, "0");
-	ck_assert_int_eq(vt_info(l.fd, &info, NULL, 0), 0);
-	ck_assert(!(info.features & KMEM_RO_FEAT_MMAP_RAM));
-	ck_assert(info.features & KMEM_RO_FEAT_MMAP_TEXT);
-	errno = 0;
-	ck_assert_ptr_eq(vt_map_phys(l.fd, vt_pagemap_pfn(user) * PAGE, PAGE), MAP_FAILED);
-	ck_assert_int_eq(errno, EPERM);
-	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
-	ck_assert_ptr_ne(p, MAP_FAILED);
-	assert_same_as_kcore(p, l.info.text_start, PAGE);
-	munmap(p, PAGE);
+	ck_assert_int_eq(vt_info(l.fd, &l.info, NULL, 0), 0);
+	assert_text_only(&l, user);
 	vt_write_file(RAW_PARAM, "1");
 	ck_assert_int_eq(vt_info(l.fd, &info, NULL, 0), 0);
 	ck_assert(info.features & KMEM_RO_FEAT_MMAP_RAM);
