@@ -121,6 +121,25 @@ static char *slurp_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* The first few lines that differ from line @from on, for the log. */
+static void print_differing_lines(const char *a, const char *b, size_t from)
+{
+	size_t line = 1, shown = 0;
+
+	while (*a && *b && shown < 12) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		if (line >= from && (la != lb || memcmp(a, b, la))) {
+			printf("line %zu plain:   %.*s\nline %zu preload: %.*s\n",
+			       line, (int)la, a, line, (int)lb, b);
+			shown++;
+		}
+		a += la + (a[la] == '\n');
+		b += lb + (b[lb] == '\n');
+		line++;
+	}
+}
+
 /* The two outputs are the same bytes; else name the first line that is not. */
 static void assert_same_output(void)
 {
@@ -133,6 +152,8 @@ static void assert_same_output(void)
 			line++;
 			start = i + 1;
 		}
+	if (na != nb || i != na)
+		print_differing_lines(a, b, line);
 	ck_assert_msg(na == nb && i == na,
 		      "outputs differ at line %zu:\n plain:   %.*s\n preload: %.*s",
 		      line, (int)strcspn(a + start, "\n"), a + start,
@@ -183,7 +204,7 @@ static void write_spec(unsigned int text, unsigned int ram)
 
 	f = fopen(SPEC, "we");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "e\nn\nh 64\ns 64\nS 64\np 4096\n");		/* kcore's own */
+	fprintf(f, "H\ne\nn\nh 64\ns 64\nS 64\np 4096\n");	/* kcore's own */
 	fprintf(f, "l %#jx 64\np 128\nc 4096 64\n", (uintmax_t)ts + 0x1000);
 	fprintf(f, "L 0 64\np 64\n");			/* back to the header */
 	fprintf(f, "v %#jx %ju\n", (uintmax_t)vbuf, (uintmax_t)vlen);
