@@ -3,21 +3,19 @@
  * libkmemdev-kcore.so: run an unmodified /proc/kcore reader (drgn, crash, a
  * script) on /dev/kmem_ro with LD_PRELOAD.
  *
- * A /proc/kcore fd stays a real kcore fd: fstat, mmap-less ops, close and
- * dup semantics are the kernel's.  The shim only answers pread()/read() at
- * file offsets inside one kcore PT_LOAD segment (the program headers are
- * read once, at open, with the real pread()):
- *  - direct-map RAM, and kernel text [text_start, text_end), from a
- *    read-only mapping of the device: no system call at all;
- *  - every other segment (vmalloc, modules, vmemmap, the rest of the
- *    kernel image) with one READV segment.
- * Anything else goes to the real call: the ELF header, program headers and
- * notes, holes, a read that leaves its segment, reads over 16 MiB, and any
- * READV segment that does not come back whole.  kcore reads a page it
- * cannot read as zeros, READV fails it (EFAULT, ENXIO, EPERM): handing
- * such reads to kcore keeps the bytes identical.  Where the two could still
- * differ: README.md, "/proc/kcore readers, unchanged" (a mapped page later
- * reused for memfd_secret; BPF arena pages, which kcore shows as zeros).
+ * With the device there, an open of procfs's kcore never reaches the
+ * kernel (kcore wants CAP_SYS_RAWIO, a member of the device's group has
+ * none; root gets the same file, so both read through one code path): the
+ * shim serves the kcore the device describes (kcore_synth.c), its header
+ * in a sealed memfd of the file's size, and answers reads itself:
+ *  - the header from the memfd, holes as zeros (the memfd's hole);
+ *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
+ *    text_end) from a read-only mapping of the device: no system call;
+ *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
+ *    image, RAM with mmap_ram=0) with READV; a page READV refuses (EFAULT,
+ *    ENXIO, EPERM) reads as zeros, as kcore zeroes a page it cannot copy.
+ * fstat/statx/fstatfs answer as kcore's, mmap fails with ENODEV.  Where the
+ * bytes could still differ: README.md, "/proc/kcore readers, unchanged".
  *
  * Signals.  Any wrapper may run in a signal handler that interrupted
  * another on the same thread, and the interrupted call may never resume

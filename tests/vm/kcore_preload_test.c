@@ -28,10 +28,12 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
 #include "bench.h"
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #define READER		"/tests/kcore_reader"
@@ -343,6 +345,137 @@ START_TEST(drgn_same_bytes)
 }
 END_TEST
 
+/* ---- a member of the device's group, no capability ---------------------- */
+
+#define WALK_ROOT	"/tmp/kcore_walk_root.out"
+#define WALK_ROOT2	"/tmp/kcore_walk_root2.out"
+#define WALK_MEMBER	"/tmp/kcore_walk_member.out"
+
+struct drgn_job {
+	bool preload;
+	bool walk;		/* the task walk, else the spec's reads */
+	const char *out;
+	char args[4][24];	/* init_task, and the offsets of tasks, pid, comm */
+};
+
+/* exec drgn (the python script) as whoever calls it */
+static int exec_drgn(void *arg)
+{
+	struct drgn_job *j = arg;
+	char *walk[] = { PYTHON, "-S", DRGN_READER, "--walk", j->args[0], j->args[1],
+			 j->args[2], j->args[3], (char *)j->out, NULL };
+	char *reads[] = { PYTHON, "-S", DRGN_READER, SPEC, (char *)j->out, NULL };
+	char *plain[] = { "PATH=/bin", "HOME=/", NULL };
+	char *pre[] = { "PATH=/bin", "HOME=/", "LD_PRELOAD=" PRELOAD, NULL };
+
+	execve(PYTHON, j->walk ? walk : reads, j->preload ? pre : plain);
+	return 127;
+}
+
+/* Root runs it in a child; its exit status. */
+static int run_drgn_root(void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(exec_drgn(arg));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* An empty file anyone may write: the member's output. */
+static void writable_by_all(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0666), 0);
+	close(fd);
+}
+
+static void job_walk(struct drgn_job *j, bool preload, const char *out)
+{
+	struct kmemdev *h;
+	uint32_t off[3];
+	static const char *const member[] = { "tasks", "pid", "comm" };
+	uint64_t init_task = vt_kallsyms("init_task");
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
+
+	ck_assert_int_eq(kmemdev_open(&h, &opts), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", member[i], &off[i], NULL), 0);
+	kmemdev_close(h);
+	ck_assert(init_task);
+	memset(j, 0, sizeof(*j));
+	j->preload = preload;
+	j->walk = true;
+	j->out = out;
+	snprintf(j->args[0], sizeof(j->args[0]), "%#jx", (uintmax_t)init_task);
+	for (int i = 0; i < 3; i++)
+		snprintf(j->args[i + 1], sizeof(j->args[i + 1]), "%u", off[i]);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = slurp_file(a, &na), *y = slurp_file(b, &nb);
+	bool same = na == nb && !memcmp(x, y, na);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/*
+ * Debian's drgn, as a member of the device's group (no capability, kcore
+ * refused): without the preload set_kernel() fails; with it, the task
+ * list walked through init_task.tasks (pid and comm of every task) is
+ * root's on plain /proc/kcore (walked before and after: a task may come
+ * or go in between), and Program.read() gives root's bytes.
+ */
+START_TEST(drgn_group_member)
+{
+	struct drgn_job j;
+	size_t n;
+	char *walked;
+	int lines = 0;
+
+	/* without the preload: kcore refuses the member */
+	job_walk(&j, false, WALK_MEMBER);
+	writable_by_all(WALK_MEMBER);
+	ck_assert_int_ne(vt_run_as_monitor(exec_drgn, &j), 0);
+
+	job_walk(&j, false, WALK_ROOT);
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	job_walk(&j, true, WALK_MEMBER);
+	ck_assert_int_eq(vt_run_as_monitor(exec_drgn, &j), 0);
+	job_walk(&j, false, WALK_ROOT2);
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	walked = slurp_file(WALK_MEMBER, &n);
+	for (size_t i = 0; i < n; i++)
+		lines += walked[i] == '\n';
+	printf("kcore_preload: drgn as a group member walked %d tasks\n", lines);
+	ck_assert_msg(!strncmp(walked, "0 swapper/0\n", 12), "first task: %.40s", walked);
+	ck_assert_msg(strstr(walked, "\n1 "), "no pid 1 in:\n%s", walked);
+	free(walked);
+	ck_assert_msg(same_file(WALK_MEMBER, WALK_ROOT) || same_file(WALK_MEMBER, WALK_ROOT2),
+		      "the member's task list is not root's");
+
+	/* Program.read(): the same bytes as root's plain kcore */
+	write_spec(DRGN_TEXT / 4, DRGN_RAM / 4);
+	memset(&j, 0, sizeof(j));
+	j.out = OUT_PLAIN;
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	j.preload = true;
+	j.out = OUT_PRELOAD;
+	writable_by_all(OUT_PRELOAD);
+	ck_assert_int_eq(vt_run_as_monitor(exec_drgn, &j), 0);
+	assert_same_output();
+}
+END_TEST
+
 /*
  * Run the reader on SPEC untraced (its signals delivered), killed after
  * HANG_SECONDS: its wait status, or -1 if it hung.
@@ -634,6 +767,7 @@ int main(void)
 
 	tcase_add_test(tc, same_bytes_fewer_syscalls);
 	tcase_add_test(tc, drgn_same_bytes);
+	tcase_add_test(tc, drgn_group_member);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("signals_fork");
