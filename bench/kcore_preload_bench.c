@@ -8,7 +8,8 @@
  *
  * Then drgn (Debian's python3-drgn) walking the task list (pid and comm of
  * every task through init_task.tasks, offsets from BTF), timed inside
- * Python (the fastest of WALKS walks, start-up apart): plain on
+ * Python (the fastest of WALKS walks, start-up apart; SLEEPERS extra
+ * tasks so that a walk lasts milliseconds, not one): plain on
  * /proc/kcore as root, and under the preload as root and as a member of
  * the device's group (uid NOBODY, no capability), with the module loaded
  * with mmap_ram=0 and again with mmap_ram=1 (given explicitly: the
@@ -17,6 +18,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,8 @@
 #define PYTHON		"/usr/bin/python3"
 #define DRGN_READER	"/tests/kcore_drgn_reader.py"
 #define WALK_OUT	"/tmp/kcore_bench_walk.out"
-#define WALKS		"20"
+#define WALKS		"30"
+#define SLEEPERS	400	/* tasks beside the VM's own: a walk worth timing */
 #define MODULE		"/lib/kmem_ro.ko"
 #define NOBODY		65534
 #define MONITOR_GID	4242
@@ -193,6 +196,8 @@ static bool module_reload(int on)
 static int drgn_walk_bench(const char *release, const char *accel)
 {
 	static const char *const member[] = { "tasks", "pid", "comm" };
+	static pid_t sleepers[SLEEPERS];
+	int err = 0;
 	struct walk w = { 0 };
 	struct kmemdev *h;
 	uint32_t off;
@@ -210,24 +215,31 @@ static int drgn_walk_bench(const char *release, const char *accel)
 		snprintf(w.args[i + 1], sizeof(w.args[i + 1]), "%u", off);
 	}
 	kmemdev_close(h);
-	for (int on = 0; on <= 1; on++) {
+	for (int i = 0; i < SLEEPERS; i++) {
+		sleepers[i] = fork();
+		if (!sleepers[i]) {
+			pause();
+			_exit(0);
+		}
+	}
+	for (int on = 0; on <= 1 && !err; on++) {
 		double setup[3], walk[3];
 		int tasks[3];
 
 		if (!module_reload(on)) {
 			fprintf(stderr, "kcore_preload_bench: reload with mmap_ram=%d failed\n", on);
-			return 1;
+			err = 1;
+			break;
 		}
 		w.preload = false;
 		w.member = false;
-		if (!walk_ns(&w, &setup[0], &walk[0], &tasks[0]))
-			return 1;
+		err = !walk_ns(&w, &setup[0], &walk[0], &tasks[0]);
 		w.preload = true;
-		if (!walk_ns(&w, &setup[1], &walk[1], &tasks[1]))
-			return 1;
+		err = err || !walk_ns(&w, &setup[1], &walk[1], &tasks[1]);
 		w.member = true;
-		if (!walk_ns(&w, &setup[2], &walk[2], &tasks[2]))
-			return 1;
+		err = err || !walk_ns(&w, &setup[2], &walk[2], &tasks[2]);
+		if (err)
+			break;
 		printf("bench kcore_preload_drgn kernel=%s accel=%s mmap_ram=%d tasks=%d walks=%s"
 		       " kcore_walk_ms=%.2f preload_root_walk_ms=%.2f preload_member_walk_ms=%.2f"
 		       " ratio_root=%.2f ratio_member=%.2f target=%.1f"
@@ -238,8 +250,13 @@ static int drgn_walk_bench(const char *release, const char *accel)
 		       setup[0] / 1e6, setup[1] / 1e6, setup[2] / 1e6);
 		fflush(stdout);
 	}
+	for (int i = 0; i < SLEEPERS; i++)
+		if (sleepers[i] > 0) {
+			kill(sleepers[i], SIGKILL);
+			waitpid(sleepers[i], NULL, 0);
+		}
 	/* back to the module as the other benchmarks found it */
-	return module_reload(1) ? 0 : 1;
+	return !module_reload(1) || err;
 }
 
 int main(void)
