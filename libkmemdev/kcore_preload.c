@@ -3,21 +3,19 @@
  * libkmemdev-kcore.so: run an unmodified /proc/kcore reader (drgn, crash, a
  * script) on /dev/kmem_ro with LD_PRELOAD.
  *
- * A /proc/kcore fd stays a real kcore fd: fstat, mmap-less ops, close and
- * dup semantics are the kernel's.  The shim only answers pread()/read() at
- * file offsets inside one kcore PT_LOAD segment (the program headers are
- * read once, at open, with the real pread()):
- *  - direct-map RAM, and kernel text [text_start, text_end), from a
- *    read-only mapping of the device: no system call at all;
- *  - every other segment (vmalloc, modules, vmemmap, the rest of the
- *    kernel image) with one READV segment.
- * Anything else goes to the real call: the ELF header, program headers and
- * notes, holes, a read that leaves its segment, reads over 16 MiB, and any
- * READV segment that does not come back whole.  kcore reads a page it
- * cannot read as zeros, READV fails it (EFAULT, ENXIO, EPERM): handing
- * such reads to kcore keeps the bytes identical.  Where the two could still
- * differ: README.md, "/proc/kcore readers, unchanged" (a mapped page later
- * reused for memfd_secret; BPF arena pages, which kcore shows as zeros).
+ * With the device there, an open of procfs's kcore never reaches the
+ * kernel (kcore wants CAP_SYS_RAWIO, a member of the device's group has
+ * none; root gets the same file, so both read through one code path): the
+ * shim serves the kcore the device describes (kcore_synth.c), its header
+ * in a sealed memfd of the file's size, and answers reads itself:
+ *  - the header from the memfd, holes as zeros (the memfd's hole);
+ *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
+ *    text_end) from a read-only mapping of the device: no system call;
+ *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
+ *    image, RAM with mmap_ram=0) with READV; a page READV refuses (EFAULT,
+ *    ENXIO, EPERM) reads as zeros, as kcore zeroes a page it cannot copy.
+ * fstat/statx/fstatfs answer as kcore's, mmap fails with ENODEV.  Where the
+ * bytes could still differ: README.md, "/proc/kcore readers, unchanged".
  *
  * Signals.  Any wrapper may run in a signal handler that interrupted
  * another on the same thread, and the interrupted call may never resume
@@ -88,6 +86,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kcore_synth.h"
 
 #define KCORE_API	__attribute__((visibility("default")))
 /* Static TLS: no allocation on first use, so usable in a handler. */
@@ -101,6 +100,7 @@
 #define PHDR_MAX	(1U << 20)
 #define PHDR_CHUNK	32
 #define RAM_TRIES	8
+#define RAM_FEW		32	/* RAM ranges asked for on the stack */
 #define READV_TRIES	64
 /* Granule of the writable-buffer cache: no larger than any page size. */
 #define WGRAN		4096UL
@@ -134,13 +134,18 @@ struct retired {
  * @pos: the file position, unless @kernel_pos
  * @kernel_pos: stdio, or an fd the shim does not follow, uses the
  *	position: it is the kernel's for good
+ * @size: the file's size, as kcore's
+ * @data_offset: where the header ends and addresses begin
  * @nr: number of @seg
- * @seg: PT_LOAD segments, sorted by file offset, not overlapping; set
- *	before the file is published, never changed
+ * @seg: PT_LOAD segments, sorted by file offset, not overlapping
+ * All but @pos and @kernel_pos are set before the file is published and
+ * never changed.
  */
 struct kshared {
 	_Atomic int64_t pos;
 	atomic_bool kernel_pos;
+	uint64_t size;
+	uint64_t data_offset;
 	unsigned int nr;
 	struct kseg seg[];
 };
@@ -181,6 +186,12 @@ struct kmap {
  * @range: what may be mapped: System RAM, or with mmap_ram=0 the text
  * @map: the mappings, same index
  * @len: length of this allocation
+ * @bounds: @image_end and @vmemmap are set
+ * @image_end: the served kcore's layout inputs fixed for the boot, found
+ *	for the first kcore file (kmemdev__kcore_synth_bounds())
+ * @vmemmap: see @image_end
+ * @task_size: see @image_end
+ * @psargs: see @image_end
  */
 struct kdev {
 	struct retired node;
@@ -191,6 +202,11 @@ struct kdev {
 	struct kmem_ro_range *range;
 	struct kmap *map;
 	size_t len;
+	atomic_bool bounds;
+	uint64_t image_end;
+	uint64_t vmemmap;
+	uint32_t task_size;
+	char psargs[80];
 };
 
 static _Atomic(struct kfile *) fds[KCORE_FD_MAX];
@@ -313,6 +329,13 @@ static struct {
 	int (*brk)(void *);
 	void *(*sbrk)(intptr_t);
 	int (*dlclose)(void *);
+	int (*fstat)(int, struct stat *);
+	int (*fstat64)(int, struct stat64 *);
+	int (*fstatat)(int, const char *, struct stat *, int);
+	int (*fstatat64)(int, const char *, struct stat64 *, int);
+	int (*statx)(int, const char *, int, unsigned int, struct statx *);
+	int (*fstatfs)(int, struct statfs *);
+	int (*fstatfs64)(int, struct statfs64 *);
 	/* glibc's; a jump or cancellation runs what the discarded frames pushed */
 	void (*cleanup_push)(struct _pthread_cleanup_buffer *, void (*)(void *), void *);
 	void (*cleanup_pop)(struct _pthread_cleanup_buffer *, int);
@@ -367,6 +390,13 @@ static void resolve(void)
 	RESOLVE(brk, "brk");
 	RESOLVE(sbrk, "sbrk");
 	RESOLVE(dlclose, "dlclose");
+	RESOLVE(fstat, "fstat");
+	RESOLVE(fstat64, "fstat64");
+	RESOLVE(fstatat, "fstatat");
+	RESOLVE(fstatat64, "fstatat64");
+	RESOLVE(statx, "statx");
+	RESOLVE(fstatfs, "fstatfs");
+	RESOLVE(fstatfs64, "fstatfs64");
 #undef RESOLVE
 	*(void **)&real.cleanup_push = dlsym(RTLD_DEFAULT, "_pthread_cleanup_push");
 	*(void **)&real.cleanup_pop = dlsym(RTLD_DEFAULT, "_pthread_cleanup_pop");
@@ -731,23 +761,6 @@ static void wr_add(uintptr_t lo, uintptr_t hi)
 
 /* ---- serving reads ---------------------------------------------------- */
 
-static const struct kseg *seg_find(const struct kshared *sh, uint64_t off)
-{
-	unsigned int lo = 0, hi = sh->nr;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (sh->seg[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || off >= sh->seg[lo - 1].end)
-		return NULL;
-	return &sh->seg[lo - 1];
-}
-
 /* Safe to serve from the mapping: mapped as kcore maps it, for good. */
 static bool mappable(const struct kdev *d, const struct kseg *s, uint64_t vaddr,
 		     size_t n)
@@ -777,8 +790,9 @@ static const void *dev_src(const struct kdev *d, uint64_t vaddr, size_t n)
 	return d->map[i].base + (phys - d->map[i].start);
 }
 
-/* One READV segment straight into buf: true if all n bytes came. */
-static bool readv_into(int fd, uint64_t vaddr, void *buf, size_t n)
+/* One READV segment straight into buf: bytes read (short if a later page
+ * failed), or a negative errno. */
+static int64_t readv_some(int fd, uint64_t vaddr, void *buf, size_t n)
 {
 	struct kmem_ro_iov iov = {
 		.addr = vaddr,
@@ -796,50 +810,142 @@ static bool readv_into(int fd, uint64_t vaddr, void *buf, size_t n)
 		if (ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0) {
 			if (errno == EINTR)
 				continue;
-			return false;
+			return -errno;
 		}
 		if (arg.done == 1)	/* else a signal came first: again */
-			return iov.result == (int64_t)n;
+			return iov.result;
 	}
-	return false;
+	return -EINTR;
+}
+
+/* What the file holds at off, and how far that lasts: the segment, or
+ * NULL with *len cut at the next segment (the header, or a hole). */
+static const struct kseg *piece(const struct kshared *sh, uint64_t off,
+				size_t *len)
+{
+	unsigned int lo = 0, hi = sh->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (sh->seg[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* seg[lo] is the first segment that ends after off */
+	if (lo < sh->nr && sh->seg[lo].off <= off) {
+		if (*len > sh->seg[lo].end - off)
+			*len = sh->seg[lo].end - off;
+		return &sh->seg[lo];
+	}
+	if (lo < sh->nr && *len > sh->seg[lo].off - off)
+		*len = sh->seg[lo].off - off;
+	return NULL;
 }
 
 /*
- * Fill buf as pread(fd, buf, n, off) of /proc/kcore would; inside the
- * shim, errno may change.  The mapping only into pages known writable;
- * READV otherwise, which also makes them known.
+ * Segment bytes [off, off + n) into buf, as kcore reads them: from the
+ * mapping into pages known writable, else READV; a page the device will
+ * not read is zeros (kcore: read_kcore_iter() zeroes what it cannot
+ * copy), taken from the memfd's hole at the same offset so that an
+ * unwritable buffer fails with EFAULT as kcore's copy does.  n, or -1
+ * with errno (EFAULT: the whole read fails, as kcore's).
  */
-static bool serve(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
+			unsigned char *buf, size_t n, uint64_t off)
 {
 	const struct kdev *d = kf->dev;
-	const struct kseg *s;
+	uint64_t vaddr = s->vaddr + (off - s->off);
 	const void *src = NULL;
 	unsigned long gen;
 	uintptr_t lo, hi;
-	uint64_t vaddr;
+	size_t done = 0;
 	bool known;
-	int fd;
+	int dfd;
 
-	if (!n || n > SERVE_MAX || off > (uint64_t)INT64_MAX - n)
-		return false;
-	s = seg_find(kf->sh, off);
-	if (!s || n > s->end - off || !span(buf, n, &lo, &hi))
-		return false;
-	vaddr = s->vaddr + (off - s->off);
+	if (!span(buf, n, &lo, &hi)) {
+		errno = EFAULT;
+		return -1;
+	}
 	gen = atomic_load_explicit(&as_gen, memory_order_acquire);
 	known = known_writable(lo, hi, gen);
 	if (known && mappable(d, s, vaddr, n))
 		src = dev_src(d, vaddr, n);
 	if (src) {
 		memcpy(buf, src, n);
-		return true;
+		return (ssize_t)n;
 	}
-	fd = atomic_load(&d->fd);
-	if (fd < 0 || !readv_into(fd, vaddr, buf, n))
-		return false;
-	if (!known)
+	dfd = atomic_load(&d->fd);
+	while (done < n) {
+		int64_t r = dfd < 0 ? -EBADF : readv_some(dfd, vaddr + done, buf + done, n - done);
+		size_t z;
+		ssize_t got;
+
+		if (r > 0) {
+			done += (size_t)r;
+			continue;
+		}
+		/* the page at vaddr + done failed: zeros up to its end */
+		z = d->info.page_size - ((vaddr + done) & (d->info.page_size - 1));
+		if (z > n - done)
+			z = n - done;
+		got = CALL_REAL(pread64, -1, fd, buf + done, z, (off_t)(off + done));
+		if (got <= 0)	/* the buffer faulted: all of it, as kcore */
+			return -1;
+		done += (size_t)got;
+	}
+	if (!known && done == n)
 		wc_add(lo, hi, gen);
-	return true;
+	return (ssize_t)done;
+}
+
+/*
+ * pread(fd, buf, n, off) of the kcore fd names: header and holes from
+ * the memfd (zeros past the header), segments from the device.  Bytes
+ * read (0 at the end), or -1 with errno, as kcore's read; inside the
+ * shim.
+ */
+static ssize_t synth_pread(int fd, const struct kfile *kf, void *buf, size_t n,
+			   uint64_t off)
+{
+	const struct kshared *sh = kf->sh;
+	unsigned char *p = buf;
+	size_t done = 0;
+
+	if (off >= sh->size)
+		return 0;
+	if (n > sh->size - off)
+		n = (size_t)(sh->size - off);
+	while (done < n) {
+		uint64_t o = off + done;
+		size_t len = n - done;
+		const struct kseg *s;
+		ssize_t got;
+
+		if (len > SERVE_MAX)
+			len = SERVE_MAX;
+		if (o < sh->data_offset) {
+			s = NULL;
+			if (len > sh->data_offset - o)
+				len = (size_t)(sh->data_offset - o);
+		} else {
+			s = piece(sh, o, &len);
+		}
+		if (s)
+			got = seg_read(fd, kf, s, p + done, len, o);
+		else
+			got = CALL_REAL(pread64, -1, fd, p + done, len, (off_t)o);
+		if (got < 0 && errno == EINTR)
+			continue;
+		/* kcore fails the whole read when a copy faults (EFAULT) */
+		if (got < 0)
+			return -1;
+		if (!got)
+			break;
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
 }
 
 static bool maybe_tracked(int fd)
@@ -856,26 +962,33 @@ static struct kfile *file_of(int fd)
 	return atomic_load(&fds[fd]);
 }
 
-/* n if served, -1 to let the kernel do it. */
-static ssize_t try_pread(int fd, void *buf, size_t n, off_t off)
+/* pread() of a followed fd: *served false for any other fd. */
+static ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
 {
 	struct in_shim c;
 	struct kfile *kf;
 	ssize_t ret = -1;
-	int saved;
+	int saved, err = 0;
 
-	if (!maybe_tracked(fd) || off < 0)
+	*served = false;
+	if (!maybe_tracked(fd))
 		return -1;
 	saved = errno;
 	enter(&c);
 	kf = file_of(fd);
-	if (kf && serve(kf, buf, n, (uint64_t)off))
-		ret = (ssize_t)n;
+	if (kf) {
+		*served = true;
+		if (off < 0) {
+			err = EINVAL;
+		} else {
+			ret = synth_pread(fd, kf, buf, n, (uint64_t)off);
+			err = ret < 0 ? errno : 0;
+		}
+	}
 	leave(&c);
-	errno = saved;
+	errno = err ? err : saved;
 	return ret;
 }
-
 /* ---- the file position ------------------------------------------------ */
 
 static bool kernel_pos(const struct kfile *kf)
@@ -902,7 +1015,9 @@ static void to_kernel_pos(int fd, struct kfile *kf)
 
 /*
  * Bytes at the position, which moves by what was read: the reads of two
- * threads or processes take turns as under the kernel's f_pos lock.
+ * threads or processes take turns as under the kernel's f_pos lock.  Once
+ * the position is the kernel's (stdio, an fd we do not follow), it is
+ * read and moved there.
  */
 static ssize_t pos_read(int fd, void *buf, size_t n)
 {
@@ -917,24 +1032,24 @@ static ssize_t pos_read(int fd, void *buf, size_t n)
 	saved = errno;
 	enter(&c);
 	kf = file_of(fd);
-	if (!kf || kernel_pos(kf)) {
+	if (!kf) {
 		leave(&c);
 		return CALL_REAL(read, -1, fd, buf, n);
 	}
-	for (;;) {
-		p = atomic_load(&kf->sh->pos);
-		if (serve(kf, buf, n, (uint64_t)p)) {
-			ret = (ssize_t)n;
-			errno = saved;
-		} else {
-			errno = saved;
-			ret = CALL_REAL(pread64, -1, fd, buf, n, p);
-			if (ret <= 0)
-				break;
-		}
-		if (atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret))
-			break;
+	if (kernel_pos(kf)) {
+		p = CALL_REAL(lseek64, -1, fd, 0, SEEK_CUR);
+		ret = p < 0 ? -1 : synth_pread(fd, kf, buf, n, (uint64_t)p);
+		if (ret > 0)
+			CALL_REAL(lseek64, -1, fd, p + ret, SEEK_SET);
+	} else {
+		do {
+			p = atomic_load(&kf->sh->pos);
+			ret = synth_pread(fd, kf, buf, n, (uint64_t)p);
+		} while (ret > 0 &&
+			 !atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret));
 	}
+	if (ret >= 0)
+		errno = saved;
 	leave(&c);
 	return ret;
 }
@@ -1132,115 +1247,6 @@ static void sort_segs(struct kseg *a, size_t n)
 	}
 }
 
-static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n;
-
-		if (off > (uint64_t)INT64_MAX)
-			return false;
-		n = CALL_REAL(pread64, -1, fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return true;
-}
-
-#if defined(__x86_64__)
-#define KCORE_MACHINE	EM_X86_64
-#elif defined(__aarch64__)
-#define KCORE_MACHINE	EM_AARCH64
-#endif
-
-/* An ELF64 core of this machine, as kmemdev__kcore_parse() checks it. */
-static bool kcore_ehdr(const Elf64_Ehdr *eh)
-{
-	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
-	       eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_ident[EI_DATA] == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-					ELFDATA2LSB : ELFDATA2MSB) &&
-	       eh->e_ident[EI_VERSION] == EV_CURRENT && eh->e_type == ET_CORE &&
-#ifdef KCORE_MACHINE
-	       eh->e_machine == KCORE_MACHINE &&
-#endif
-	       eh->e_phentsize == sizeof(Elf64_Phdr) && eh->e_phoff;
-}
-
-/*
- * The PT_LOAD segments of a kcore fd, by file offset, in a MAP_SHARED
- * mapping; NULL if unusable.  Its reads go to the kernel directly.
- */
-static struct kshared *kshared_new(int fd, size_t *lenp)
-{
-	Elf64_Phdr ph[PHDR_CHUNK];
-	struct kshared *sh;
-	unsigned int n = 0;
-	uint32_t count, i;
-	Elf64_Ehdr eh;
-	size_t len;
-
-	if (!pread_all(fd, &eh, sizeof(eh), 0) || !kcore_ehdr(&eh))
-		return NULL;
-	count = eh.e_phnum;
-	if (count == PN_XNUM) {
-		Elf64_Shdr sh0;
-
-		if (!eh.e_shoff || eh.e_shentsize != sizeof(sh0) ||
-		    !pread_all(fd, &sh0, sizeof(sh0), eh.e_shoff))
-			return NULL;
-		count = sh0.sh_info;
-	}
-	if (!count || count > PHDR_MAX)
-		return NULL;
-	len = sizeof(*sh) + (size_t)count * sizeof(sh->seg[0]);
-	sh = page_alloc(len, true);
-	if (!sh)
-		return NULL;
-	for (i = 0; i < count; ) {
-		uint32_t m = count - i < PHDR_CHUNK ? count - i : PHDR_CHUNK;
-
-		if (!pread_all(fd, ph, m * sizeof(*ph), eh.e_phoff + (uint64_t)i * sizeof(*ph)))
-			goto fail;
-		for (uint32_t j = 0; j < m; j++) {
-			const Elf64_Phdr *p = &ph[j];
-
-			if (p->p_type != PT_LOAD || !p->p_memsz)
-				continue;
-			/* Wrapping segments or file ranges: not a core we can read. */
-			if (p->p_vaddr + (p->p_memsz - 1) < p->p_vaddr ||
-			    (p->p_filesz && p->p_offset + (p->p_filesz - 1) < p->p_offset))
-				goto fail;
-			if (!p->p_filesz)
-				continue;
-			sh->seg[n++] = (struct kseg){
-				.off = p->p_offset,
-				.end = p->p_offset + p->p_filesz,
-				.vaddr = p->p_vaddr,
-				.paddr = p->p_paddr,
-			};
-		}
-		i += m;
-	}
-	sort_segs(sh->seg, n);
-	/* Overlapping file ranges would make an offset ambiguous. */
-	for (i = 1; i < n; i++)
-		if (sh->seg[i].off < sh->seg[i - 1].end)
-			goto fail;
-	sh->nr = n;
-	*lenp = len;
-	return sh;
-fail:
-	page_free(sh, len);
-	return NULL;
-}
-
 /* The driver's System RAM list, sorted, in pages of ours; NULL on failure. */
 static struct kmem_ro_range *ram_list(int fd, struct kmem_ro_info *in,
 				      unsigned int *nr, size_t *len)
@@ -1421,6 +1427,7 @@ static struct kdev *dev_get(void)
 	}
 }
 
+/* Named kcore, opened for reading (O_PATH opens are left alone). */
 static bool named_kcore(const char *path, int flags)
 {
 	const char *base;
@@ -1431,56 +1438,284 @@ static bool named_kcore(const char *path, int flags)
 	return !strcmp(base ? base + 1 : path, "kcore");
 }
 
-/* A successful open*() returned fd: follow it if it is /proc/kcore. */
-static int opened(const char *path, int flags, int fd)
+/* dirfd/path is procfs's kcore: the only file procfs names kcore. */
+static bool is_proc_kcore(int dirfd, const char *path)
 {
-	struct kshared *sh;
-	struct kfile *kf, *prev;
 	struct statfs sfs;
+	bool yes;
+	int fd;
+
+	if (path[0] == '/' || dirfd == AT_FDCWD)
+		return !statfs(path, &sfs) && sfs.f_type == PROC_SUPER_MAGIC;
+	fd = CALL_REAL(openat, -1, dirfd, path, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	yes = !CALL_REAL(fstatfs, -1, fd, &sfs) && sfs.f_type == PROC_SUPER_MAGIC;
+	CALL_REAL(close, -1, fd);
+	return yes;
+}
+
+/* A small file's first line (cut at its newline) into buf; false if none. */
+static bool read_line(const char *path, char *buf, size_t cap)
+{
+	int fd = CALL_REAL(open, -1, path, O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = CALL_REAL(read, -1, fd, buf, cap - 1);
+	CALL_REAL(close, -1, fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
+}
+
+static int synth_read_fn(void *arg, uint64_t kaddr, void *buf, size_t len)
+{
+	int64_t r = readv_some(*(int *)arg, kaddr, buf, len);
+
+	return r == (int64_t)len ? 0 : r < 0 ? (int)r : -EFAULT;
+}
+
+/*
+ * The header in a sealed memfd of the file's size (reads past the header
+ * are zeros: a hole).  Read-write, unlike kcore's fd, but sealed against
+ * writes.
+ */
+static int synth_file(const unsigned char *hdr, size_t len, uint64_t size,
+		      int flags)
+{
+	size_t done = 0;
+	int fd = (int)syscall(SYS_memfd_create, "kcore",
+			      ((flags & O_CLOEXEC) ? MFD_CLOEXEC : 0) | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		ssize_t n = pwrite(fd, hdr + done, len - done, (off_t)done);
+
+		if (n <= 0 && errno != EINTR)
+			goto fail;
+		if (n > 0)
+			done += (size_t)n;
+	}
+	if (size <= INT64_MAX && !ftruncate(fd, (off_t)size) &&
+	    !CALL_REAL(fcntl, -1, fd, F_ADD_SEALS,
+		       F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
+		return fd;
+fail:
+	CALL_REAL(close, -1, fd);
+	return -1;
+}
+
+/* Layout inputs fixed for the boot: found once per device (racing
+ * threads find the same). */
+static int synth_bounds(struct kdev *d, struct kcore_synth *k, int dfd)
+{
+	const size_t scratch_len = 1 << 20;	/* kallsyms_names in a few reads */
+	void *scratch;
+	int err;
+
+	char line[128];
+	uint64_t task = 0;
+
+	if (atomic_load(&d->bounds))
+		goto out;
+	/* arch_task_struct_size: the task_struct cache's object size (never merged) */
+	if (read_line("/sys/kernel/slab/task_struct/object_size", line, sizeof(line)))
+		for (const char *c = line; *c >= '0' && *c <= '9' && task < UINT32_MAX; c++)
+			task = task * 10 + (uint64_t)(*c - '0');
+	d->task_size = task < UINT32_MAX ? (uint32_t)task : 0;
+	/* strscpy() of saved_command_line, which /proc/cmdline shows */
+	if (read_line("/proc/cmdline", line, sizeof(line)))
+		memcpy(d->psargs, line, strnlen(line, sizeof(d->psargs) - 1));
+	scratch = page_alloc(scratch_len, false);
+	if (!scratch)
+		return -ENOMEM;
+	err = kmemdev__kcore_synth_bounds(k, d->info.page_size, synth_read_fn, &dfd,
+					  scratch, scratch_len);
+	page_free(scratch, scratch_len);
+	if (err)
+		return err;
+	d->image_end = k->image_end;
+	d->vmemmap = k->vmemmap;
+	atomic_store(&d->bounds, true);
+out:
+	k->image_end = d->image_end;
+	k->vmemmap = d->vmemmap;
+	k->task_size = d->task_size;
+	memcpy(k->psargs, d->psargs, sizeof(k->psargs));
+	return 0;
+}
+
+/*
+ * The kcore this device serves (kcore_synth.c): its segments in a
+ * MAP_SHARED page (*shp, *lenp), its header in the file returned; -1 with
+ * errno (EPERM: the device refuses reads, as kcore under lockdown).
+ */
+static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *lenp)
+{
+	const struct kmem_ro_info *in = &d->info;
+	struct kcore_synth k = { 0 };
+	struct kmem_ro_range few[RAM_FEW], *ram = few;
+	struct kmem_ro_info now = {
+		.size = sizeof(now),
+		.ram_addr = (uintptr_t)few,
+		.ram_cap = RAM_FEW,
+	};
+	struct kshared *sh = NULL;
+	unsigned char *note = NULL, *hdr = NULL;
+	size_t ram_len = 0, work_len = 0, len = 0, hdr_len = 0;
+	unsigned int nr = 0;
+	int64_t r;
+	int dfd = atomic_load(&d->fd), fd = -1, err = ENOMEM;
+
+	if (dfd < 0 || !(in->features & KMEM_RO_FEAT_VMCOREINFO) || !in->vmcoreinfo_size) {
+		errno = ENODEV;
+		return -1;
+	}
+	/* the System RAM list now (hotplug): on the stack if it fits */
+	if (!ioctl(dfd, KMEM_RO_IOC_INFO, &now) && now.ram_count <= RAM_FEW) {
+		nr = now.ram_count;
+		for (unsigned int i = 1; i < nr; i++)	/* sorted, as ram_list() */
+			for (unsigned int j = i; j && few[j].start < few[j - 1].start; j--) {
+				struct kmem_ro_range t = few[j];
+
+				few[j] = few[j - 1];
+				few[j - 1] = t;
+			}
+	} else {
+		ram = ram_list(dfd, &now, &nr, &ram_len);
+		if (!ram)
+			return -1;
+	}
+	/* the note, then the segments: one allocation */
+	work_len = in->vmcoreinfo_size + KCORE_SYNTH_SEGS(nr) * sizeof(*k.seg);
+	note = page_alloc(work_len, false);
+	if (!note)
+		goto out;
+	k.seg = (struct kcore_synth_seg *)(note + ((in->vmcoreinfo_size + 7) & ~7U));
+	work_len += 8;
+	r = readv_some(dfd, in->page_offset + in->vmcoreinfo_addr, note, in->vmcoreinfo_size);
+	if (r != (int64_t)in->vmcoreinfo_size) {
+		err = r < 0 ? (int)-r : EIO;
+		goto out;
+	}
+	err = EPROTO;
+	if (kmemdev__vmcoreinfo_desc(note, in->vmcoreinfo_size, &k.note, &k.note_len))
+		goto out;
+	if (synth_bounds(d, &k, dfd) || kmemdev__kcore_synth_layout(&k, &now, ram, nr))
+		goto out;
+	err = ENOMEM;
+	hdr_len = k.header_len;
+	hdr = page_alloc(hdr_len, false);
+	len = sizeof(*sh) + k.nseg * sizeof(sh->seg[0]);
+	sh = page_alloc(len, true);
+	if (!hdr || !sh)
+		goto out;
+	kmemdev__kcore_synth_header(&k, hdr);
+	for (unsigned int i = 0; i < k.nseg; i++) {
+		uint64_t off = kmemdev__kcore_synth_offset(&k, k.seg[i].vaddr);
+
+		sh->seg[i] = (struct kseg){
+			.off = off,
+			.end = off + k.seg[i].size,
+			.vaddr = k.seg[i].vaddr,
+			.paddr = k.seg[i].paddr,
+		};
+		sh->seg[i].kind = seg_kind(in, &sh->seg[i]);
+	}
+	sort_segs(sh->seg, k.nseg);
+	sh->nr = k.nseg;
+	sh->size = k.size;
+	sh->data_offset = k.data_offset;
+	fd = synth_file(hdr, hdr_len, k.size, flags);
+	err = errno;
+out:
+	if (ram != few)
+		page_free(ram, ram_len);
+	if (note)
+		page_free(note, work_len);
+	if (hdr)
+		page_free(hdr, hdr_len);
+	if (fd >= 0) {
+		*shp = sh;
+		*lenp = len;
+		return fd;
+	}
+	if (sh)
+		page_free(sh, len);
+	errno = err;
+	return -1;
+}
+
+/*
+ * An open of procfs's kcore: the file this device serves, followed, or
+ * NOT_KCORE to let the real call do it (not kcore, no usable device, fds
+ * past KCORE_FD_MAX).  EPERM when the device refuses reads (lockdown): so
+ * would kcore.
+ */
+#define NOT_KCORE	(-2)
+
+static int kcore_open(int dirfd, const char *path, int flags)
+{
+	struct kshared *sh = NULL;
+	struct kfile *kf, *prev;
 	struct in_shim c;
 	struct kdev *d;
 	sigset_t old;
 	size_t len = 0;
-	off_t pos;
-	int saved = errno;
+	int fd = NOT_KCORE, saved = errno, err = 0;
 
-	if (fd < 0)
-		return fd;
-	drop(fd, false);	/* closed behind our back (e.g. by a raw syscall) */
-	if (fd >= KCORE_FD_MAX || !named_kcore(path, flags) ||
-	    fstatfs(fd, &sfs) || sfs.f_type != PROC_SUPER_MAGIC || !owner_calls())
-		goto out;
+	if (!named_kcore(path, flags) || !owner_calls() || !is_proc_kcore(dirfd, path)) {
+		errno = saved;
+		return NOT_KCORE;
+	}
 	block_signals(&old);
-	sh = kshared_new(fd, &len);
-	kf = sh ? page_alloc(sizeof(*kf), false) : NULL;
-	pos = kf ? CALL_REAL(lseek, -1, fd, 0, SEEK_CUR) : -1;
-	if (pos >= 0) {
-		enter(&c);
-		d = dev_get();
-		if (d) {
-			for (unsigned int i = 0; i < sh->nr; i++)
-				sh->seg[i].kind = seg_kind(&d->info, &sh->seg[i]);
-			atomic_store(&sh->pos, pos);
-			atomic_init(&kf->refs, 1);
-			kf->sh = sh;
-			kf->sh_len = len;
-			kf->dev = d;
-			kf->node.free = kfile_free;
-			prev = atomic_exchange(&fds[fd], kf);
-			if (prev)	/* only a raw close and reopen elsewhere */
-				put_file(prev);
-			kf = NULL;
-			sh = NULL;
+	enter(&c);
+	kf = page_alloc(sizeof(*kf), false);
+	d = kf ? dev_get() : NULL;
+	if (d) {
+		fd = synth_new(d, flags, &sh, &len);
+		if (fd < 0) {
+			err = errno;
+			fd = err == EPERM ? -1 : NOT_KCORE;
+		} else if (fd >= KCORE_FD_MAX) {
+			CALL_REAL(close, -1, fd);
+			page_free(sh, len);
+			fd = NOT_KCORE;
 		}
-		leave(&c);
+	}
+	if (fd >= 0) {
+		drop(fd, false);	/* closed behind our back (a raw syscall) */
+		atomic_store(&sh->pos, 0);
+		atomic_init(&kf->refs, 1);
+		kf->sh = sh;
+		kf->sh_len = len;
+		kf->dev = d;
+		kf->node.free = kfile_free;
+		prev = atomic_exchange(&fds[fd], kf);
+		if (prev)
+			put_file(prev);
+		kf = NULL;
+	} else if (d && atomic_fetch_sub(&d->files, 1) == 1) {
+		dev_retire(d);
 	}
 	if (kf)
 		page_free(kf, sizeof(*kf));
-	if (sh)
-		page_free(sh, len);
+	leave(&c);
 	restore_signals(&old);
-out:
-	errno = saved;
+	errno = err && fd == -1 ? err : saved;
+	return fd;
+}
+
+/* A real open*() returned fd: forget what a raw close left behind. */
+static int opened(int fd)
+{
+	if (fd >= 0)
+		drop(fd, false);
 	return fd;
 }
 
@@ -1570,12 +1805,19 @@ static void atfork_child(void)
 		}							\
 	} while (0)
 
+/* kcore_open() first; the real call when it is not ours. */
+#define OPEN_AS(dirfd, path, flags, real_call)				\
+	({								\
+		int fd_ = kcore_open((dirfd), (path), (flags));		\
+		fd_ != NOT_KCORE ? fd_ : opened(real_call);		\
+	})
+
 KCORE_API int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
 	MODE_ARG(flags, mode);
-	return opened(path, flags, CALL_REAL(open, -1, path, flags, mode));
+	return OPEN_AS(AT_FDCWD, path, flags, CALL_REAL(open, -1, path, flags, mode));
 }
 
 KCORE_API int open64(const char *path, int flags, ...)
@@ -1583,7 +1825,7 @@ KCORE_API int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	MODE_ARG(flags, mode);
-	return opened(path, flags, CALL_REAL(open64, -1, path, flags, mode));
+	return OPEN_AS(AT_FDCWD, path, flags, CALL_REAL(open64, -1, path, flags, mode));
 }
 
 KCORE_API int openat(int dirfd, const char *path, int flags, ...)
@@ -1591,8 +1833,8 @@ KCORE_API int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	MODE_ARG(flags, mode);
-	return opened(path, flags,
-		      CALL_REAL(openat, -1, dirfd, path, flags, mode));
+	return OPEN_AS(dirfd, path, flags,
+		       CALL_REAL(openat, -1, dirfd, path, flags, mode));
 }
 
 KCORE_API int openat64(int dirfd, const char *path, int flags, ...)
@@ -1600,8 +1842,8 @@ KCORE_API int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	MODE_ARG(flags, mode);
-	return opened(path, flags,
-		      CALL_REAL(openat64, -1, dirfd, path, flags, mode));
+	return OPEN_AS(dirfd, path, flags,
+		       CALL_REAL(openat64, -1, dirfd, path, flags, mode));
 }
 
 /* _FORTIFY_SOURCE's checked entry points (open without a needed mode). */
@@ -1612,37 +1854,39 @@ int __openat64_2(int dirfd, const char *path, int flags);
 
 KCORE_API int __open_2(const char *path, int flags)
 {
-	return opened(path, flags, CALL_REAL(open_2, -1, path, flags));
+	return OPEN_AS(AT_FDCWD, path, flags, CALL_REAL(open_2, -1, path, flags));
 }
 
 KCORE_API int __open64_2(const char *path, int flags)
 {
-	return opened(path, flags, CALL_REAL(open64_2, -1, path, flags));
+	return OPEN_AS(AT_FDCWD, path, flags, CALL_REAL(open64_2, -1, path, flags));
 }
 
 KCORE_API int __openat_2(int dirfd, const char *path, int flags)
 {
-	return opened(path, flags, CALL_REAL(openat_2, -1, dirfd, path, flags));
+	return OPEN_AS(dirfd, path, flags, CALL_REAL(openat_2, -1, dirfd, path, flags));
 }
 
 KCORE_API int __openat64_2(int dirfd, const char *path, int flags)
 {
-	return opened(path, flags,
-		      CALL_REAL(openat64_2, -1, dirfd, path, flags));
+	return OPEN_AS(dirfd, path, flags,
+		       CALL_REAL(openat64_2, -1, dirfd, path, flags));
 }
 
 KCORE_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	ssize_t r = try_pread(fd, buf, n, off);
+	bool served;
+	ssize_t r = try_pread(fd, buf, n, off, &served);
 
-	return r >= 0 ? r : CALL_REAL(pread, -1, fd, buf, n, off);
+	return served ? r : CALL_REAL(pread, -1, fd, buf, n, off);
 }
 
 KCORE_API ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
-	ssize_t r = try_pread(fd, buf, n, off);
+	bool served;
+	ssize_t r = try_pread(fd, buf, n, off, &served);
 
-	return r >= 0 ? r : CALL_REAL(pread64, -1, fd, buf, n, off);
+	return served ? r : CALL_REAL(pread64, -1, fd, buf, n, off);
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
@@ -1653,18 +1897,19 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
 KCORE_API ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off,
 			      size_t buflen)
 {
-	ssize_t r = n <= buflen ? try_pread(fd, buf, n, off) : -1;
+	bool served = false;
+	ssize_t r = n <= buflen ? try_pread(fd, buf, n, off, &served) : -1;
 
-	return r >= 0 ? r : CALL_REAL(pread_chk, -1, fd, buf, n, off, buflen);
+	return served ? r : CALL_REAL(pread_chk, -1, fd, buf, n, off, buflen);
 }
 
 KCORE_API ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off,
 				size_t buflen)
 {
-	ssize_t r = n <= buflen ? try_pread(fd, buf, n, off) : -1;
+	bool served = false;
+	ssize_t r = n <= buflen ? try_pread(fd, buf, n, off, &served) : -1;
 
-	return r >= 0 ? r :
-	       CALL_REAL(pread64_chk, -1, fd, buf, n, off, buflen);
+	return served ? r : CALL_REAL(pread64_chk, -1, fd, buf, n, off, buflen);
 }
 
 KCORE_API ssize_t read(int fd, void *buf, size_t n)
@@ -1679,28 +1924,27 @@ KCORE_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	return pos_read(fd, buf, n);
 }
 
-/* Through the kernel, at the shim's position, which then moves. */
+/* One read() per buffer, as the kernel's readv() of kcore. */
 KCORE_API ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-	struct in_shim c;
-	struct kfile *kf;
-	int64_t p;
-	ssize_t ret;
+	ssize_t total = 0;
 
 	if (!maybe_tracked(fd))
 		return CALL_REAL(readv, -1, fd, iov, cnt);
-	enter(&c);
-	kf = file_of(fd);
-	if (!kf || kernel_pos(kf)) {
-		leave(&c);
-		return CALL_REAL(readv, -1, fd, iov, cnt);
+	if (cnt < 0 || cnt > IOV_MAX) {
+		errno = EINVAL;
+		return -1;
 	}
-	do {
-		p = atomic_load(&kf->sh->pos);
-		ret = CALL_REAL(preadv, -1, fd, iov, cnt, p);
-	} while (ret > 0 && !atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret));
-	leave(&c);
-	return ret;
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = pos_read(fd, iov[i].iov_base, iov[i].iov_len);
+
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
 }
 
 KCORE_API off_t lseek(int fd, off_t off, int whence)
@@ -1848,9 +2092,29 @@ static void mapped(void *p, void *addr, size_t len, int prot, int flags)
 		as_changed(p, len);
 }
 
+/* kcore has no mmap (kcore_proc_ops): ENODEV, not the memfd's pages. */
+static bool kcore_fd(int fd)
+{
+	struct in_shim c;
+	bool yes;
+
+	if (!maybe_tracked(fd))
+		return false;
+	enter(&c);
+	yes = file_of(fd);
+	leave(&c);
+	return yes;
+}
+
 KCORE_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	void *p = CALL_REAL(mmap, MAP_FAILED, addr, len, prot, flags, fd, off);
+	void *p;
+
+	if (!(flags & MAP_ANONYMOUS) && kcore_fd(fd)) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	p = CALL_REAL(mmap, MAP_FAILED, addr, len, prot, flags, fd, off);
 
 	mapped(p, addr, len, prot, flags);
 	return p;
@@ -1858,7 +2122,13 @@ KCORE_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 
 KCORE_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	void *p = CALL_REAL(mmap64, MAP_FAILED, addr, len, prot, flags, fd, off);
+	void *p;
+
+	if (!(flags & MAP_ANONYMOUS) && kcore_fd(fd)) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	p = CALL_REAL(mmap64, MAP_FAILED, addr, len, prot, flags, fd, off);
 
 	mapped(p, addr, len, prot, flags);
 	return p;
@@ -1969,4 +2239,101 @@ KCORE_API int dlclose(void *handle)
 
 	as_changed_all();
 	return r;
+}
+
+/* ---- what the file looks like ------------------------------------------- */
+
+/*
+ * A followed fd stats as procfs's kcore (stat of the path, which needs no
+ * permission) with the size of the file served; statfs as procfs (drgn
+ * takes an ELF core with NT_TASKSTRUCT in procfs for the live kernel).
+ */
+static int kcore_size(int fd, uint64_t *size)
+{
+	struct in_shim c;
+	struct kfile *kf;
+
+	if (!maybe_tracked(fd))
+		return false;
+	enter(&c);
+	kf = file_of(fd);
+	if (kf)
+		*size = kf->sh->size;
+	leave(&c);
+	return kf != NULL;
+}
+
+static bool empty_path(const char *path, int flags)
+{
+	return (flags & AT_EMPTY_PATH) && path && !*path;
+}
+
+KCORE_API int fstat(int fd, struct stat *st)
+{
+	uint64_t size;
+
+	if (!kcore_size(fd, &size))
+		return CALL_REAL(fstat, -1, fd, st);
+	if (stat("/proc/kcore", st))
+		return -1;
+	st->st_size = (off_t)size;
+	return 0;
+}
+
+KCORE_API int fstat64(int fd, struct stat64 *st)
+{
+	uint64_t size;
+
+	if (!kcore_size(fd, &size))
+		return CALL_REAL(fstat64, -1, fd, st);
+	if (stat64("/proc/kcore", st))
+		return -1;
+	st->st_size = (off64_t)size;
+	return 0;
+}
+
+KCORE_API int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (empty_path(path, flags) && maybe_tracked(dirfd))
+		return fstat(dirfd, st);
+	return CALL_REAL(fstatat, -1, dirfd, path, st, flags);
+}
+
+KCORE_API int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	if (empty_path(path, flags) && maybe_tracked(dirfd))
+		return fstat64(dirfd, st);
+	return CALL_REAL(fstatat64, -1, dirfd, path, st, flags);
+}
+
+KCORE_API int statx(int dirfd, const char *path, int flags, unsigned int mask,
+		    struct statx *stx)
+{
+	uint64_t size;
+
+	if (!empty_path(path, flags) || !kcore_size(dirfd, &size))
+		return CALL_REAL(statx, -1, dirfd, path, flags, mask, stx);
+	if (CALL_REAL(statx, -1, AT_FDCWD, "/proc/kcore", flags & ~AT_EMPTY_PATH,
+		      mask, stx))
+		return -1;
+	stx->stx_size = size;
+	return 0;
+}
+
+KCORE_API int fstatfs(int fd, struct statfs *sfs)
+{
+	uint64_t size;
+
+	if (kcore_size(fd, &size))
+		return statfs("/proc/kcore", sfs);
+	return CALL_REAL(fstatfs, -1, fd, sfs);
+}
+
+KCORE_API int fstatfs64(int fd, struct statfs64 *sfs)
+{
+	uint64_t size;
+
+	if (kcore_size(fd, &size))
+		return statfs64("/proc/kcore", sfs);
+	return CALL_REAL(fstatfs64, -1, fd, sfs);
 }

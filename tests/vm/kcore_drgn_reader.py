@@ -7,11 +7,16 @@ and compares what it wrote.
 
     kcore_drgn_reader.py SPEC OUT   the "v", "u" and "r" lines of a kcore_reader
                                     spec, read with Program.read()
+    kcore_drgn_reader.py --walk INIT_TASK TASKS PID COMM OUT
+                                    "pid comm" of every task, following
+                                    init_task.tasks (addresses and member
+                                    offsets given: no debug info needed)
     kcore_drgn_reader.py --files    the files the guest needs to run it
 """
 import sys
 
 sys.path.append("/usr/lib/python3/dist-packages")
+import os  # noqa: E402
 import zlib  # noqa: E402
 
 import drgn  # noqa: E402
@@ -63,10 +68,55 @@ def files():
     return sorted(found)
 
 
+def walk_once(prog, init_task, tasks, pid, comm):
+    """The task list as ps would list it, less this process."""
+    head = init_task + tasks
+    lines = []
+    task, node = init_task, prog.read_u64(head)
+    while True:
+        p = prog.read_u32(task + pid)
+        name = prog.read(task + comm, 16).split(b"\0")[0].decode("ascii", "replace")
+        if p != os.getpid():
+            lines.append(f"{p} {name}\n")
+        if node == head:
+            break
+        task, node = node - tasks, prog.read_u64(node)
+        if len(lines) > 100000:
+            raise RuntimeError("task list does not end")
+    return lines
+
+
+def walk(init_task, tasks, pid, comm, out_path):
+    """Walk; KCORE_WALK_REPEAT=N walks N times and writes OUT.time:
+    "set_kernel_ns S walk_ns W" (W: the fastest walk) for the bench."""
+    import time
+
+    repeat = int(os.environ.get("KCORE_WALK_REPEAT", "1"))
+    t0 = time.perf_counter_ns()
+    prog = drgn.Program()
+    prog.set_kernel()
+    setup = time.perf_counter_ns() - t0
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter_ns()
+        lines = walk_once(prog, init_task, tasks, pid, comm)
+        t = time.perf_counter_ns() - t0
+        best = t if best is None or t < best else best
+    with open(out_path, "w") as out:
+        out.writelines(lines)
+    if repeat > 1:
+        with open(out_path + ".time", "w") as out:
+            out.write(f"set_kernel_ns {setup} walk_ns {best} tasks {len(lines)}\n")
+    return 0
+
+
 def main():
     if sys.argv[1:] == ["--files"]:
         print("\n".join(files()))
         return 0
+    if sys.argv[1:2] == ["--walk"]:
+        args = [int(x, 0) for x in sys.argv[2:6]]
+        return walk(*args, sys.argv[6])
     spec, out_path = sys.argv[1:]
     prog = drgn.Program()
     prog.set_kernel()

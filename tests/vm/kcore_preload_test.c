@@ -28,10 +28,12 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
 #include "bench.h"
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #define READER		"/tests/kcore_reader"
@@ -121,6 +123,25 @@ static char *slurp_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* The first few lines that differ from line @from on, for the log. */
+static void print_differing_lines(const char *a, const char *b, size_t from)
+{
+	size_t line = 1, shown = 0;
+
+	while (*a && *b && shown < 12) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		if (line >= from && (la != lb || memcmp(a, b, la))) {
+			printf("line %zu plain:   %.*s\nline %zu preload: %.*s\n",
+			       line, (int)la, a, line, (int)lb, b);
+			shown++;
+		}
+		a += la + (a[la] == '\n');
+		b += lb + (b[lb] == '\n');
+		line++;
+	}
+}
+
 /* The two outputs are the same bytes; else name the first line that is not. */
 static void assert_same_output(void)
 {
@@ -133,6 +154,8 @@ static void assert_same_output(void)
 			line++;
 			start = i + 1;
 		}
+	if (na != nb || i != na)
+		print_differing_lines(a, b, line);
 	ck_assert_msg(na == nb && i == na,
 		      "outputs differ at line %zu:\n plain:   %.*s\n preload: %.*s",
 		      line, (int)strcspn(a + start, "\n"), a + start,
@@ -183,7 +206,7 @@ static void write_spec(unsigned int text, unsigned int ram)
 
 	f = fopen(SPEC, "we");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "e\nn\nh 64\ns 64\nS 64\np 4096\n");		/* kcore's own */
+	fprintf(f, "H\ne\nn\nh 64\ns 64\nS 64\np 4096\n");	/* kcore's own */
 	fprintf(f, "l %#jx 64\np 128\nc 4096 64\n", (uintmax_t)ts + 0x1000);
 	fprintf(f, "L 0 64\np 64\n");			/* back to the header */
 	fprintf(f, "v %#jx %ju\n", (uintmax_t)vbuf, (uintmax_t)vlen);
@@ -322,6 +345,137 @@ START_TEST(drgn_same_bytes)
 	/* drgn answers a few reads without a pread() of its own */
 	ck_assert_msg(per[0] >= 0.5, "drgn made %.3f syscalls per read: not kcore?", per[0]);
 	ck_assert_msg(per[1] * 100 <= per[0], "per read: %.3f with the preload", per[1]);
+}
+END_TEST
+
+/* ---- a member of the device's group, no capability ---------------------- */
+
+#define WALK_ROOT	"/tmp/kcore_walk_root.out"
+#define WALK_ROOT2	"/tmp/kcore_walk_root2.out"
+#define WALK_MEMBER	"/tmp/kcore_walk_member.out"
+
+struct drgn_job {
+	bool preload;
+	bool walk;		/* the task walk, else the spec's reads */
+	const char *out;
+	char args[4][24];	/* init_task, and the offsets of tasks, pid, comm */
+};
+
+/* exec drgn (the python script) as whoever calls it */
+static int exec_drgn(void *arg)
+{
+	struct drgn_job *j = arg;
+	char *walk[] = { PYTHON, "-S", DRGN_READER, "--walk", j->args[0], j->args[1],
+			 j->args[2], j->args[3], (char *)j->out, NULL };
+	char *reads[] = { PYTHON, "-S", DRGN_READER, SPEC, (char *)j->out, NULL };
+	char *plain[] = { "PATH=/bin", "HOME=/", NULL };
+	char *pre[] = { "PATH=/bin", "HOME=/", "LD_PRELOAD=" PRELOAD, NULL };
+
+	execve(PYTHON, j->walk ? walk : reads, j->preload ? pre : plain);
+	return 127;
+}
+
+/* Root runs it in a child; its exit status. */
+static int run_drgn_root(void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(exec_drgn(arg));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* An empty file anyone may write: the member's output. */
+static void writable_by_all(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0666), 0);
+	close(fd);
+}
+
+static void job_walk(struct drgn_job *j, bool preload, const char *out)
+{
+	struct kmemdev *h;
+	uint32_t off[3];
+	static const char *const member[] = { "tasks", "pid", "comm" };
+	uint64_t init_task = vt_kallsyms("init_task");
+	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
+
+	ck_assert_int_eq(kmemdev_open(&h, &opts), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", member[i], &off[i], NULL), 0);
+	kmemdev_close(h);
+	ck_assert(init_task);
+	memset(j, 0, sizeof(*j));
+	j->preload = preload;
+	j->walk = true;
+	j->out = out;
+	snprintf(j->args[0], sizeof(j->args[0]), "%#jx", (uintmax_t)init_task);
+	for (int i = 0; i < 3; i++)
+		snprintf(j->args[i + 1], sizeof(j->args[i + 1]), "%u", off[i]);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = slurp_file(a, &na), *y = slurp_file(b, &nb);
+	bool same = na == nb && !memcmp(x, y, na);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/*
+ * Debian's drgn, as a member of the device's group (no capability, kcore
+ * refused): without the preload set_kernel() fails; with it, the task
+ * list walked through init_task.tasks (pid and comm of every task) is
+ * root's on plain /proc/kcore (walked before and after: a task may come
+ * or go in between), and Program.read() gives root's bytes.
+ */
+START_TEST(drgn_group_member)
+{
+	struct drgn_job j;
+	size_t n;
+	char *walked;
+	int lines = 0;
+
+	/* without the preload: kcore refuses the member */
+	job_walk(&j, false, WALK_MEMBER);
+	writable_by_all(WALK_MEMBER);
+	ck_assert_int_ne(vt_run_as_monitor(exec_drgn, &j), 0);
+
+	job_walk(&j, false, WALK_ROOT);
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	job_walk(&j, true, WALK_MEMBER);
+	ck_assert_int_eq(vt_run_as_monitor(exec_drgn, &j), 0);
+	job_walk(&j, false, WALK_ROOT2);
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	walked = slurp_file(WALK_MEMBER, &n);
+	for (size_t i = 0; i < n; i++)
+		lines += walked[i] == '\n';
+	printf("kcore_preload: drgn as a group member walked %d tasks\n", lines);
+	ck_assert_msg(!strncmp(walked, "0 swapper/0\n", 12), "first task: %.40s", walked);
+	ck_assert_msg(strstr(walked, "\n1 "), "no pid 1 in:\n%s", walked);
+	free(walked);
+	ck_assert_msg(same_file(WALK_MEMBER, WALK_ROOT) || same_file(WALK_MEMBER, WALK_ROOT2),
+		      "the member's task list is not root's");
+
+	/* Program.read(): the same bytes as root's plain kcore */
+	write_spec(DRGN_TEXT / 4, DRGN_RAM / 4);
+	memset(&j, 0, sizeof(j));
+	j.out = OUT_PLAIN;
+	ck_assert_int_eq(run_drgn_root(&j), 0);
+	j.preload = true;
+	j.out = OUT_PRELOAD;
+	writable_by_all(OUT_PRELOAD);
+	ck_assert_int_eq(vt_run_as_monitor(exec_drgn, &j), 0);
+	assert_same_output();
 }
 END_TEST
 
@@ -625,6 +779,7 @@ int main(void)
 
 	tcase_add_test(tc, same_bytes_fewer_syscalls);
 	tcase_add_test(tc, drgn_same_bytes);
+	tcase_add_test(tc, drgn_group_member);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("signals_fork");

@@ -21,6 +21,7 @@
  *	s LEN			pread across the end of that segment into the hole
  *	S LEN			the same with lseek() and read()
  *	e			pread of the ELF header and program headers
+ *	H			the same, field by field, and the file's size
  *	n			the VMCOREINFO note (the others hold this task)
  *	d			go on through dup() of the fd, closing the old one
  *	D FD			the same with dup2() to FD
@@ -59,6 +60,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -69,6 +71,13 @@
 #define OUT_BUF		(16 << 20)	/* one write() for the whole output */
 
 static int kfd = -1;
+/*
+ * The kernel's own /proc/kcore, opened with a raw system call the preload
+ * does not see: what every read is checked against ("as-kcore").  The
+ * preload serves a file of its own with the same layout, so the same
+ * offsets hold.
+ */
+static int rfd = -1;
 static Elf64_Phdr *ph;
 static unsigned int phnum;
 static unsigned char *buf;
@@ -130,6 +139,10 @@ static void open_kcore(void)
 	kfd = open(KCORE, O_RDONLY);
 	if (kfd < 0)
 		die(KCORE);
+	if (rfd < 0)
+		rfd = (int)syscall(SYS_openat, AT_FDCWD, KCORE, O_RDONLY | O_CLOEXEC);
+	if (rfd < 0)
+		die(KCORE " (raw)");
 	if (pread(kfd, &eh, sizeof(eh), 0) != sizeof(eh))
 		die("ELF header");
 	free(ph);
@@ -205,7 +218,7 @@ static void do_live(uint64_t where, off_t off, size_t len)
 	for (tries = 0; tries < 5; tries++) {
 		r = pread(kfd, need(len), len, off);
 		err = errno;
-		k = syscall(SYS_pread64, kfd, raw, len, off);
+		k = syscall(SYS_pread64, rfd, raw, len, off);
 		if (r == k && (r <= 0 || !memcmp(buf, raw, (size_t)r)))
 			break;
 	}
@@ -278,9 +291,32 @@ static void do_notes(void)
 			    !memcmp(p + sizeof(*nh), "VMCOREINFO", nh->n_namesz))
 				fprintf(out, "n vmcoreinfo %u %016" PRIx64 "\n",
 					nh->n_descsz, fnv1a(d, nh->n_descsz));
+			else	/* NT_TASKSTRUCT holds this task: its size only */
+				fprintf(out, "n %.*s type %u size %u %016" PRIx64 "\n",
+					(int)strnlen((char *)p + sizeof(*nh), nh->n_namesz),
+					(char *)p + sizeof(*nh), nh->n_type, nh->n_descsz,
+					nh->n_type == NT_TASKSTRUCT ? 0 : fnv1a(d, nh->n_descsz));
 			p = d + desc;
 		}
 	}
+}
+
+static void do_headers(void)
+{
+	Elf64_Ehdr eh;
+	struct stat st;
+
+	if (pread(kfd, &eh, sizeof(eh), 0) != sizeof(eh) || fstat(kfd, &st))
+		die("ELF header");
+	fprintf(out, "H type %u machine %u phoff %#" PRIx64 " phnum %u flags %#x size %#jx mode %o\n",
+		eh.e_type, eh.e_machine, eh.e_phoff, eh.e_phnum, eh.e_flags,
+		(uintmax_t)st.st_size, st.st_mode);
+	for (unsigned int i = 0; i < phnum; i++)
+		fprintf(out, "H %u type %u flags %#x offset %#" PRIx64 " vaddr %#" PRIx64
+			" paddr %#" PRIx64 " filesz %#" PRIx64 " memsz %#" PRIx64
+			" align %#" PRIx64 "\n", i, ph[i].p_type, ph[i].p_flags,
+			ph[i].p_offset, ph[i].p_vaddr, ph[i].p_paddr, ph[i].p_filesz,
+			ph[i].p_memsz, ph[i].p_align);
 }
 
 static void do_fork(uint64_t addr, size_t len)
@@ -442,7 +478,7 @@ static void do_cut(unsigned long n, const unsigned long long *r)
 	cut_hoff = offset_of(r[0], CUT_HLEN);
 	cut_fd2 = open(KCORE, O_RDONLY);
 	if (!raw || cut_hoff < 0 || cut_fd2 < 0 ||
-	    syscall(SYS_pread64, kfd, cut_expect, CUT_HLEN, cut_hoff) != CUT_HLEN)
+	    syscall(SYS_pread64, rfd, cut_expect, CUT_HLEN, cut_hoff) != CUT_HLEN)
 		die("I setup");
 	need(CUT_READ_MAX);
 	cuts = reads = bad = 0;
@@ -479,7 +515,7 @@ static void do_cut(unsigned long n, const unsigned long long *r)
 		if (positioned)
 			pos = lseek(kfd, 0, SEEK_CUR);
 		reads++;
-		k = syscall(SYS_pread64, kfd, raw, len, off);
+		k = syscall(SYS_pread64, rfd, raw, len, off);
 		if (got != (ssize_t)len || k != got || memcmp(buf, raw, len) ||
 		    (positioned && pos != off + got))
 			bad++;
@@ -638,7 +674,7 @@ static void do_fork_read(unsigned long n, uint64_t addr, size_t len)
 	pid_t pid;
 
 	if (base < 0 || !raw || !chunk || 2 * n * CHUNK > len ||
-	    syscall(SYS_pread64, kfd, raw, len, base) != (ssize_t)len ||
+	    syscall(SYS_pread64, rfd, raw, len, base) != (ssize_t)len ||
 	    pipe(to_child) || pipe(to_parent) || lseek(kfd, base, SEEK_SET) != base)
 		die("F setup");
 	pid = fork();
@@ -848,6 +884,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			do_pread('e', 0, 0, sizeof(Elf64_Ehdr) + phnum * sizeof(*ph));
+			break;
+		case 'H':
+			do_headers();
 			break;
 		case 'n':
 			do_notes();
