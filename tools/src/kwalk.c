@@ -36,20 +36,18 @@ static int grow(struct kwalk *w, size_t *cap, uint32_t need)
 	return 0;
 }
 
-/* The walk the driver does, with reads: next pointers, Brent's cycle check. */
-static int walk_by_reads(struct kmemdev *h, struct kwalk *w, uint32_t max)
+/*
+ * The walk the driver does, with reads: next pointers from @link until
+ * @end (the head of a ring, 0 for an hlist), Brent's cycle check.
+ */
+static int walk_by_reads(struct kmemdev *h, struct kwalk *w, uint32_t max,
+			 uint64_t link, uint64_t end)
 {
-	uint64_t link, tortoise, power = 1, lam = 0;
+	uint64_t tortoise = end, power = 1, lam = 0;
 	size_t cap = 0;
 	int err;
 
-	err = kmemdev_read(h, w->head, &link, sizeof(link));
-	if (err) {
-		w->fault_addr = w->head;
-		return err;
-	}
-	tortoise = w->head;
-	while (link != w->head) {
+	while (link != end) {
 		unsigned char *rec;
 		uint64_t node = link - w->link_offset;
 		size_t pos = 8;
@@ -96,6 +94,7 @@ int kwalk_run(struct kmemdev *h, struct kwalk *w)
 		    .fields_addr = (uintptr_t)w->fields,
 		    .fields_count = w->nfields, .max_nodes = w->max_nodes);
 	uint32_t max = w->max_nodes ? w->max_nodes : KMEM_RO_WALK_MAX_NODES;
+	uint64_t link;
 	size_t cap;
 	int err;
 
@@ -121,5 +120,21 @@ int kwalk_run(struct kmemdev *h, struct kwalk *w)
 	w->buf = NULL;
 	w->nodes = 0;
 	w->method = "read";
-	return walk_by_reads(h, w, max);
+	err = kmemdev_read(h, w->head, &link, sizeof(link));
+	if (err) {
+		w->fault_addr = w->head;
+		return err;
+	}
+	return walk_by_reads(h, w, max, link, w->head);
+}
+
+int kwalk_hlist_run(struct kmemdev *h, struct kwalk *w)
+{
+	w->buf = NULL;
+	w->nodes = 0;
+	w->method = "read";
+	w->fault_addr = 0;
+	w->rec_size = record_size(w);
+	return walk_by_reads(h, w, w->max_nodes ? w->max_nodes :
+			     KMEM_RO_WALK_MAX_NODES, w->head, 0);
 }

@@ -38,4 +38,11 @@ struct kwalk {
  */
 int kwalk_run(struct kmemdev *h, struct kwalk *w);
 
+/*
+ * The same for an hlist, with reads (WALK follows rings): w->head is the
+ * first node's hlist_node (0: an empty list), a NULL next ends the list;
+ * -ELOOP for a cycle, since an hlist has no head to come back to.
+ */
+int kwalk_hlist_run(struct kmemdev *h, struct kwalk *w);
+
 #endif /* KMEMCTL_KWALK_H */

@@ -33,19 +33,37 @@ struct list {
 	size_t rec_size;
 };
 
+/*
+ * Members that are a list's head in every object of their type, whose
+ * nodes link through another member: walking them as a link reads
+ * garbage, and nothing in BTF tells a head from a link.
+ */
+static const struct {
+	const char *type, *head, *link;
+} heads[] = {
+	{ "task_struct", "children", "sibling" },
+};
+
 static void help(void)
 {
 	printf("Usage: kmemctl [--device PATH] list TYPE.MEMBER HEAD "
 	       "[--fields A,B.C,...] [--json]\n"
+	       "                 [--hlist]\n"
 	       "       kmemctl [--device PATH] list TYPE.MEMBER --node ADDR "
 	       "[--fields ...] [--json]\n"
 	       "Walk a kernel list: nodes are TYPE objects linked through "
 	       "their struct\n"
 	       "list_head MEMBER (a path: se.group_node), HEAD is the list's "
 	       "own list_head\n"
-	       "(0xHEX or SYMBOL[+-OFF], e.g. modules).  One WALK ioctl "
-	       "gathers the fields of\n"
-	       "every node; on /proc/kcore the same walk is done with reads.\n"
+	       "(0xHEX or SYMBOL[+-OFF], e.g. modules), or ADDR.PATH: the "
+	       "list_head at PATH\n"
+	       "in the TYPE object at ADDR (list task_struct.sibling "
+	       "init_task.children).\n"
+	       "One WALK ioctl gathers the fields of every node; on "
+	       "/proc/kcore the same walk\n"
+	       "is done with reads.  A list that loops without coming back "
+	       "to its head is an\n"
+	       "error, after the nodes before the loop.\n"
 	       "  -f, --fields LIST  members to print, by BTF path, comma "
 	       "separated\n"
 	       "                     (default: node addresses only)\n"
@@ -53,6 +71,10 @@ static void help(void)
 	       "in the list,\n"
 	       "                     listed first (init_task for "
 	       "task_struct.tasks)\n"
+	       "  -H, --hlist        an hlist: MEMBER is a struct hlist_node, "
+	       "HEAD a struct\n"
+	       "                     hlist_head (or --node); NULL ends it "
+	       "(walked with reads)\n"
 	       "  -j, --json         a JSON array of {addr, FIELD: value, ...}\n"
 	       "Text: one line per node, ADDR then the fields in columns, "
 	       "values as struct\n"
@@ -225,11 +247,12 @@ static int node_record(struct kmemdev *h, const struct list *l, uint64_t node,
 	return 0;
 }
 
-static const char *walk_reason(struct kmemdev *h, int err)
+static const char *walk_reason(struct kmemdev *h, int err, bool hlist)
 {
 	switch (err) {
 	case -ELOOP:
-		return "the list loops without coming back to its head";
+		return hlist ? "the hlist loops: no NULL ends it" :
+		       "the list loops without coming back to its head";
 	case -E2BIG:
 		return "more nodes than a walk takes (1048576)";
 	case -ENOMEM:
@@ -239,12 +262,103 @@ static const char *walk_reason(struct kmemdev *h, int err)
 	}
 }
 
+/* Is @p a whole struct named @name (through typedefs)? */
+static bool is_struct(const struct kplace *p, const char *name)
+{
+	const struct btf_type *t =
+		btf__type_by_id(p->btf, ktype_skip(p->btf, p->type));
+	const char *n = t ? btf__name_by_offset(p->btf, t->name_off) : NULL;
+
+	return t && btf_is_struct(t) && n && !strcmp(n, name) &&
+	       !p->bit_size && !(p->bit_off % 8);
+}
+
+/*
+ * Refuse a MEMBER that cannot link TYPE's nodes: not in the node itself,
+ * not a list_head (hlist_node with --hlist), or a known list head.
+ */
+static int check_link(const struct list *l, const char *spec, bool hlist)
+{
+	const char *want = hlist ? "hlist_node" : "list_head";
+	const struct btf_type *t =
+		btf__type_by_id(l->ts.btf, ktype_skip(l->ts.btf, l->ts.outer));
+	const char *tname = t ? btf__name_by_offset(l->ts.btf, t->name_off) : "";
+	char mtype[160];
+	size_t i;
+
+	if (l->ts.nderef) {
+		kmemctl_fail("list %.60s: the link must be in the node, not "
+			     "through a pointer", spec);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (!is_struct(&l->ts.place, want)) {
+		ktype_name(l->ts.place.btf, l->ts.place.type, mtype,
+			   sizeof(mtype));
+		kmemctl_fail("list %.60s: a %.40s, not a struct %s%s", spec,
+			     mtype, want,
+			     !hlist && is_struct(&l->ts.place, "hlist_node") ?
+			     " (--hlist)" : "");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		if (strcmp(tname, heads[i].type) || strcmp(l->ts.path,
+							   heads[i].head))
+			continue;
+		kmemctl_fail("list %.60s: heads a list of %s.%s: list %s.%s "
+			     "ADDR.%s", spec, tname, heads[i].link, tname,
+			     heads[i].link, heads[i].head);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+/*
+ * HEAD: an address, or ADDR.PATH (ADDR->PATH): the list_head (hlist_head
+ * with --hlist) at PATH in the TYPE object at ADDR.
+ */
+static int parse_head(struct kmemdev *h, const struct list *l,
+		      const char *expr, bool hlist, uint64_t *head)
+{
+	const char *want = hlist ? "hlist_head" : "list_head";
+	const char *dot = strchr(expr, '.'), *arrow = strstr(expr, "->");
+	char base[128], mtype[160];
+	struct kplace p;
+	size_t n;
+	int rc;
+
+	/* symbol names may hold dots (foo.cold): the whole first */
+	if ((!dot && !arrow) || !kmemdev_parse_addr(h, expr, head))
+		return parse_addr_or_fail(h, "list", expr, head);
+	if (!dot || (arrow && arrow < dot))
+		dot = arrow;
+	n = (size_t)(dot - expr);
+	if (n >= sizeof(base))
+		return parse_addr_or_fail(h, "list", expr, head);
+	memcpy(base, expr, n);
+	base[n] = '\0';
+	rc = parse_addr_or_fail(h, "list", base, head);
+	if (rc)
+		return rc;
+	rc = tspec_member(&l->ts, "list", dot + (*dot == '.' ? 1 : 2), &p);
+	if (rc)
+		return rc;
+	if (!is_struct(&p, want)) {
+		kmemctl_fail("list %.60s: a %.40s, not a struct %s", expr,
+			     ktype_name(p.btf, p.type, mtype, sizeof(mtype)),
+			     want);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	*head += p.bit_off / 8;
+	return KMEMCTL_EXIT_OK;
+}
+
 int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fields", required_argument, NULL, 'f' },
 		{ "node",   required_argument, NULL, 'n' },
 		{ "json",   no_argument,       NULL, 'j' },
+		{ "hlist",  no_argument,       NULL, 'H' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -256,12 +370,12 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	unsigned char *all = NULL;
 	struct kmemdev *h = NULL;
 	uint64_t head, node = 0;
-	bool json = false;
+	bool json = false, hlist = false;
 	char what[160];
 	int c, err, rc;
 	uint32_t total;
 
-	while ((c = getopt_long(argc, argv, ":f:n:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:n:jHh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fields = optarg;
@@ -271,6 +385,9 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'H':
+			hlist = true;
 			break;
 		case 'h':
 			help();
@@ -296,13 +413,9 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 				       "TYPE.MEMBER", argv[optind]);
 		goto out;
 	}
-	if (l.ts.place.bit_size || l.ts.place.bit_off % 8 ||
-	    ktype_size(l.ts.place.btf, l.ts.place.type) < 16) {
-		kmemctl_fail("list %s: not a struct list_head member",
-			     argv[optind]);
-		rc = KMEMCTL_EXIT_ERROR;
+	rc = check_link(&l, argv[optind], hlist);
+	if (rc)
 		goto out;
-	}
 	if (fields) {
 		rc = add_fields(&l, fields);
 		if (rc)
@@ -329,7 +442,7 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 			goto out;
 		head = node + l.ts.place.bit_off / 8;
 	} else {
-		rc = parse_addr_or_fail(h, "list", head_expr, &head);
+		rc = parse_head(h, &l, head_expr, hlist, &head);
 		if (rc)
 			goto out;
 	}
@@ -339,7 +452,17 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	w.link_offset = l.ts.place.bit_off / 8;
 	w.fields = l.wf;
 	w.nfields = l.nwf;
-	err = kwalk_run(h, &w);
+	if (hlist) {
+		/* from hlist_head.first, or from the --node itself */
+		if (!node_expr && mem_read(h, what, head, &w.head, 8)) {
+			rc = KMEMCTL_EXIT_ERROR;
+			goto out;
+		}
+		err = kwalk_hlist_run(h, &w);
+		node_expr = NULL;	/* the walk lists it */
+	} else {
+		err = kwalk_run(h, &w);
+	}
 
 	total = w.nodes + (node_expr ? 1 : 0);
 	all = malloc((size_t)(total ? total : 1) * l.rec_size);
@@ -369,10 +492,10 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 		if (w.fault_addr)
 			kmemctl_fail("%s: after %" PRIu32 " nodes, at 0x%" PRIx64
 				     ": %s", what, w.nodes, w.fault_addr,
-				     walk_reason(h, err));
+				     walk_reason(h, err, hlist));
 		else
 			kmemctl_fail("%s: after %" PRIu32 " nodes: %s", what,
-				     w.nodes, walk_reason(h, err));
+				     w.nodes, walk_reason(h, err, hlist));
 		rc = KMEMCTL_EXIT_ERROR;
 	}
 out:

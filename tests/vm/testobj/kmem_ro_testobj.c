@@ -7,6 +7,8 @@
  *  good_head     list of NODES nodes, id 0..NODES-1, name "node-<id>"
  *  loop_head     head -> a -> b -> c -> b: a cycle that misses the head
  *  corrupt_head  head -> a -> b -> non-canonical pointer
+ *  hgood_head    hlist of the same NODES nodes through hlink, id NODES-1..0
+ *  hloop_head    hlist first -> a -> b -> c -> b: a cycle with no end
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
@@ -29,11 +31,14 @@ struct tnode {
 	char name[12];
 	struct list_head link;
 	u64 tail;
+	struct hlist_node hlink;
 };
 
 static LIST_HEAD(good_head);
 static LIST_HEAD(loop_head);
 static LIST_HEAD(corrupt_head);
+static HLIST_HEAD(hgood_head);
+static HLIST_HEAD(hloop_head);
 static struct tnode *loop_nodes, *corrupt_nodes;
 static unsigned char *vbuf;
 static void __iomem *mmio;
@@ -44,6 +49,9 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "good_head 0x%lx\n", (unsigned long)&good_head);
 	seq_printf(m, "loop_head 0x%lx\n", (unsigned long)&loop_head);
 	seq_printf(m, "corrupt_head 0x%lx\n", (unsigned long)&corrupt_head);
+	seq_printf(m, "hgood_head 0x%lx\n", (unsigned long)&hgood_head);
+	seq_printf(m, "hloop_head 0x%lx\n", (unsigned long)&hloop_head);
+	seq_printf(m, "hlink_offset %zu\n", offsetof(struct tnode, hlink));
 	seq_printf(m, "nodes %d\n", NODES);
 	seq_printf(m, "link_offset %zu\n", offsetof(struct tnode, link));
 	seq_printf(m, "id_offset %zu\n", offsetof(struct tnode, id));
@@ -79,6 +87,7 @@ static int __init testobj_init(void)
 		n->id = i;
 		snprintf(n->name, sizeof(n->name), "node-%d", i);
 		list_add_tail(&n->link, &good_head);
+		hlist_add_head(&n->hlink, &hgood_head);
 	}
 
 	loop_nodes = kcalloc(3, sizeof(*loop_nodes), GFP_KERNEL);
@@ -92,6 +101,9 @@ static int __init testobj_init(void)
 		list_add_tail(&loop_nodes[i].link, &loop_head);
 	}
 	loop_nodes[2].link.next = &loop_nodes[1].link;
+	for (i = 2; i >= 0; i--)
+		hlist_add_head(&loop_nodes[i].hlink, &hloop_head);
+	loop_nodes[2].hlink.next = &loop_nodes[1].hlink;
 	for (i = 0; i < 2; i++) {
 		corrupt_nodes[i].id = i;
 		list_add_tail(&corrupt_nodes[i].link, &corrupt_head);
