@@ -304,9 +304,8 @@ static int check_link(const struct list *l, const char *spec, bool hlist)
 		if (strcmp(tname, heads[i].type) || strcmp(l->ts.path,
 							   heads[i].head))
 			continue;
-		kmemctl_fail("list %.60s: heads a list of %s.%s: list %s.%s "
-			     "ADDR.%s", spec, tname, heads[i].link, tname,
-			     heads[i].link, heads[i].head);
+		kmemctl_fail("list %.60s: a list head: use list %s.%s ADDR.%s",
+			     spec, tname, heads[i].link, heads[i].head);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	return KMEMCTL_EXIT_OK;

@@ -33,6 +33,8 @@ static const struct verb {
 	  "loaded modules from the kernel's module list" },
 	{ "dump", kmemctl_dump, "ADDR LEN -o FILE",
 	  "kernel memory of any size straight to a file" },
+	{ "whatis", kmemctl_whatis, "ADDR [--json]",
+	  "symbol, task stack, slab object, page or vmalloc area at ADDR" },
 	{ "ps", kmemctl_ps, "[OPTIONS]",
 	  "processes from the kernel's task list (ps --help)" },
 	{ "pagemap", kmemctl_pagemap, "PID [START-END]",

@@ -9,6 +9,9 @@
  *  corrupt_head  head -> a -> b -> non-canonical pointer
  *  hgood_head    hlist of the same NODES nodes through hlink, id NODES-1..0
  *  hloop_head    hlist first -> a -> b -> c -> b: a cycle with no end
+ *  slab_obj      the second of SLAB_OBJS objects of SLAB_SIZE bytes in a
+ *                cache of its own, SLAB_CACHE (a constructor keeps SLUB
+ *                from merging it into another cache)
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
@@ -24,8 +27,11 @@
 #define NODES		1000
 #define VBUF_PAGES	3
 #define HPET_BASE	0xfed00000UL
+#define SLAB_CACHE	"kmem_ro_test_cache"
+#define SLAB_SIZE	200
+#define SLAB_OBJS	3
 
-struct tnode {
+struct kmem_ro_tnode {
 	u64 magic;
 	u32 id;
 	char name[12];
@@ -39,8 +45,10 @@ static LIST_HEAD(loop_head);
 static LIST_HEAD(corrupt_head);
 static HLIST_HEAD(hgood_head);
 static HLIST_HEAD(hloop_head);
-static struct tnode *loop_nodes, *corrupt_nodes;
+static struct kmem_ro_tnode *loop_nodes, *corrupt_nodes;
 static unsigned char *vbuf;
+static struct kmem_cache *cache;
+static void *slab_objs[SLAB_OBJS];
 static void __iomem *mmio;
 static struct dentry *dir;
 
@@ -51,11 +59,13 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "corrupt_head 0x%lx\n", (unsigned long)&corrupt_head);
 	seq_printf(m, "hgood_head 0x%lx\n", (unsigned long)&hgood_head);
 	seq_printf(m, "hloop_head 0x%lx\n", (unsigned long)&hloop_head);
-	seq_printf(m, "hlink_offset %zu\n", offsetof(struct tnode, hlink));
+	seq_printf(m, "hlink_offset %zu\n", offsetof(struct kmem_ro_tnode, hlink));
+	seq_printf(m, "slab_obj 0x%lx\n", (unsigned long)slab_objs[1]);
+	seq_printf(m, "slab_size %d\n", SLAB_SIZE);
 	seq_printf(m, "nodes %d\n", NODES);
-	seq_printf(m, "link_offset %zu\n", offsetof(struct tnode, link));
-	seq_printf(m, "id_offset %zu\n", offsetof(struct tnode, id));
-	seq_printf(m, "name_offset %zu\n", offsetof(struct tnode, name));
+	seq_printf(m, "link_offset %zu\n", offsetof(struct kmem_ro_tnode, link));
+	seq_printf(m, "id_offset %zu\n", offsetof(struct kmem_ro_tnode, id));
+	seq_printf(m, "name_offset %zu\n", offsetof(struct kmem_ro_tnode, name));
 	seq_printf(m, "vbuf 0x%lx\n", (unsigned long)vbuf);
 	seq_printf(m, "vbuf_len %lu\n", VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "vguard 0x%lx\n", (unsigned long)vbuf + VBUF_PAGES * PAGE_SIZE);
@@ -64,9 +74,24 @@ static int testobj_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
 
+static void fill(void *obj)
+{
+	memset(obj, 0x5a, SLAB_SIZE);
+}
+
+static void free_slab(void)
+{
+	int i;
+
+	for (i = 0; i < SLAB_OBJS; i++)
+		if (slab_objs[i])
+			kmem_cache_free(cache, slab_objs[i]);
+	kmem_cache_destroy(cache);
+}
+
 static void free_good(void)
 {
-	struct tnode *n, *tmp;
+	struct kmem_ro_tnode *n, *tmp;
 
 	list_for_each_entry_safe(n, tmp, &good_head, link) {
 		list_del(&n->link);
@@ -79,7 +104,7 @@ static int __init testobj_init(void)
 	int i;
 
 	for (i = 0; i < NODES; i++) {
-		struct tnode *n = kzalloc(sizeof(*n), GFP_KERNEL);
+		struct kmem_ro_tnode *n = kzalloc(sizeof(*n), GFP_KERNEL);
 
 		if (!n)
 			goto out_free_good;
@@ -94,7 +119,11 @@ static int __init testobj_init(void)
 	corrupt_nodes = kcalloc(2, sizeof(*corrupt_nodes), GFP_KERNEL);
 	vbuf = vmalloc(VBUF_PAGES * PAGE_SIZE);
 	mmio = ioremap(HPET_BASE, PAGE_SIZE);
-	if (!loop_nodes || !corrupt_nodes || !vbuf || !mmio)
+	cache = kmem_cache_create(SLAB_CACHE, SLAB_SIZE, 0, 0, fill);
+	for (i = 0; cache && i < SLAB_OBJS; i++)
+		slab_objs[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (!loop_nodes || !corrupt_nodes || !vbuf || !mmio || !cache ||
+	    !slab_objs[SLAB_OBJS - 1])
 		goto out_free_all;
 	for (i = 0; i < 3; i++) {
 		loop_nodes[i].id = i;
@@ -116,6 +145,7 @@ static int __init testobj_init(void)
 	return 0;
 
 out_free_all:
+	free_slab();
 	if (mmio)
 		iounmap(mmio);
 	vfree(vbuf);
@@ -129,6 +159,7 @@ out_free_good:
 static void __exit testobj_exit(void)
 {
 	debugfs_remove(dir);
+	free_slab();
 	iounmap(mmio);
 	vfree(vbuf);
 	kfree(corrupt_nodes);
