@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
+
 #include "tooltest.h"
 
 #define KIDS	3
@@ -135,11 +137,27 @@ START_TEST(own_children_in_fork_order)
 }
 END_TEST
 
+/*
+ * kmem_ro_testobj's own types are in its BTF only where the kernel's
+ * headers let pahole make it: 6.1's Debian headers have no vmlinux
+ * ("Skipping BTF generation"), so the suites below run on 6.12 and 7.3.
+ */
+static bool testobj_btf(const char *test)
+{
+	if (!access("/sys/kernel/btf/kmem_ro_testobj", R_OK))
+		return true;
+	printf("@@SKIP %s: kmem_ro_testobj has no BTF on this kernel\n", test);
+	return false;
+}
+
 /* head -> a -> b -> c -> b: the nodes before the loop, then the error. */
 START_TEST(ring_that_loops_or_breaks)
 {
 	uint64_t loop = vt_testobj("loop_head"), corrupt = vt_testobj("corrupt_head");
 	long id[16];
+
+	if (!testobj_btf(__func__))
+		return;
 
 	ck_assert_int_eq(kmemctl("list kmem_ro_tnode.link %#" PRIx64 " -f id --json", loop), 1);
 	ck_assert_msg(json_valid(out, false), "%s", out);
@@ -198,6 +216,8 @@ static void check_hlist(uid_t uid, gid_t gid)
 
 START_TEST(hlist_of_known_ids)
 {
+	if (!testobj_btf(__func__))
+		return;
 	check_hlist(0, 0);
 }
 END_TEST
@@ -206,6 +226,9 @@ START_TEST(hlist_loop_and_types)
 {
 	uint64_t loop = vt_testobj("hloop_head"), good = vt_testobj("hgood_head");
 	long id[16];
+
+	if (!testobj_btf(__func__))
+		return;
 
 	ck_assert_int_eq(kmemctl("list --hlist kmem_ro_tnode.hlink %#" PRIx64 " -f id --json", loop), 1);
 	ck_assert_msg(json_valid(out, false), "%s", out);
@@ -249,9 +272,128 @@ START_TEST(pid_hash_hlist_holds_our_task)
 }
 END_TEST
 
+/* ---- tree: the vmap areas, against /proc/vmallocinfo ---- */
+
+#define MAX_AREAS	8192
+
+struct area {
+	uint64_t start, end;
+};
+
+/* /proc/vmallocinfo's ranges, real addresses (root, kptr_restrict 1). */
+static int vmallocinfo(struct area *a, int cap)
+{
+	char line[512];
+	FILE *f;
+	int n = 0;
+
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
+	f = fopen("/proc/vmallocinfo", "re");
+	ck_assert_ptr_nonnull(f);
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+
+		/* lazily freed areas wait in purge lists, in no busy tree */
+		if (sscanf(line, "0x%llx-0x%llx", &s, &e) == 2 && !strstr(line, "unpurged")) {
+			a[n].start = s;
+			a[n].end = e;
+			n++;
+		}
+	}
+	fclose(f);
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
+	return n;
+}
+
+/*
+ * The roots of the busy vmap_area trees: vmap_area_root up to 6.8, the
+ * busy.root of each of nr_vmap_nodes vmap_nodes since (mm/vmalloc.c).
+ */
+static int vmap_roots(uint64_t *root, int cap)
+{
+	uint64_t nodes, size;
+	uint32_t busy, nr;
+	struct kmemdev *h;
+	struct btf *btf;
+	int i, id;
+
+	root[0] = vt_kallsyms("vmap_area_root");
+	if (root[0])
+		return 1;
+	ck_assert_int_eq(vt_kcore_read(vt_kallsyms("vmap_nodes"), &nodes, 8), 0);
+	ck_assert_int_eq(vt_kcore_read(vt_kallsyms("nr_vmap_nodes"), &nr, 4), 0);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "vmap_node", "busy", &busy, NULL), 0);
+	kmemdev_close(h);
+	btf = btf__load_vmlinux_btf();
+	ck_assert_ptr_nonnull(btf);
+	id = btf__find_by_name_kind(btf, "vmap_node", BTF_KIND_STRUCT);
+	ck_assert_int_gt(id, 0);
+	size = (uint64_t)btf__resolve_size(btf, id);
+	btf__free(btf);
+	ck_assert_int_le(nr, cap);
+	for (i = 0; i < (int)nr; i++)
+		root[i] = nodes + i * size + busy;	/* rb_list: root first */
+	return (int)nr;
+}
+
+START_TEST(tree_of_vmap_areas)
+{
+	static struct area before[MAX_AREAS], after[MAX_AREAS], tree[MAX_AREAS];
+	uint64_t root[256], vbuf = vt_testobj("vbuf");
+	int nb, na, nt = 0, nroots, r, i, k;
+	bool vbuf_seen = false;
+
+	nroots = vmap_roots(root, 256);
+	nb = vmallocinfo(before, MAX_AREAS);
+	for (r = 0; r < nroots; r++) {
+		const char *p;
+		uint64_t last = 0;
+
+		ck_assert_msg(kmemctl("tree vmap_area.rb_node %#" PRIx64 " -f va_start,va_end --json",
+				      root[r]) == 0, "%s", err);
+		ck_assert_msg(json_valid(out, false), "%.300s", out);
+		for (p = strstr(out, "\"va_start\":"); p && nt < MAX_AREAS;
+		     p = strstr(p + 1, "\"va_start\":")) {
+			tree[nt].start = strtoull(p + 11, NULL, 10);
+			tree[nt].end = strtoull(strstr(p, "\"va_end\":") + 9, NULL, 10);
+			/* in order: each tree sorted by address */
+			ck_assert_msg(tree[nt].start > last, "%#" PRIx64 " after %#" PRIx64,
+				      tree[nt].start, last);
+			last = tree[nt].start;
+			vbuf_seen |= tree[nt].start == vbuf;
+			nt++;
+		}
+	}
+	na = vmallocinfo(after, MAX_AREAS);
+	ck_assert_msg(vbuf_seen, "testobj's vbuf %#" PRIx64 " not in the tree", vbuf);
+	ck_assert_int_ge(nt, 10);
+	/* what /proc showed before and after is in the tree, range and all */
+	for (i = 0; i < nb; i++) {
+		bool stayed = false, found = false;
+
+		for (k = 0; k < na && !stayed; k++)
+			stayed = after[k].start == before[i].start && after[k].end == before[i].end;
+		for (k = 0; k < nt && !found && stayed; k++)
+			found = tree[k].start == before[i].start && tree[k].end == before[i].end;
+		ck_assert_msg(!stayed || found, "%#" PRIx64 "-%#" PRIx64 " not in the tree",
+			      before[i].start, before[i].end);
+	}
+	/* --node and --hlist are no tree's; the link must be an rb_node */
+	ck_assert_int_eq(kmemctl("tree vmap_area.rb_node --node %#" PRIx64, root[0]), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("tree vmap_area.list %#" PRIx64, root[0]), 1);
+	ck_assert_msg(one_short_line(err) && strstr(err, "not a struct rb_node"), "%s", err);
+	ck_assert_int_eq(kmemctl("tree vmap_area.rb_node"), 2);
+	ck_assert_msg(one_short_line(err) && strstr(err, "missing ROOT"), "%s", err);
+}
+END_TEST
+
 /* A member of the device's group: addresses from debugfs, no symbols. */
 START_TEST(member_hlist)
 {
+	if (!testobj_btf(__func__))
+		return;
 	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
 	check_hlist(NOBODY, MONITOR_GID);
 	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
@@ -269,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, hlist_of_known_ids);
 	tcase_add_test(tc, hlist_loop_and_types);
 	tcase_add_test(tc, pid_hash_hlist_holds_our_task);
+	tcase_add_test(tc, tree_of_vmap_areas);
 	tcase_add_test(tc, member_hlist);
 	suite_add_tcase(s, tc);
 	return vt_main(s);

@@ -13,6 +13,7 @@
 #include "kmemctl.h"
 #include "kvalue.h"
 #include "kwalk.h"
+#include "list.h"
 #include "mem.h"
 #include "parse.h"
 #include "tspec.h"
@@ -25,6 +26,8 @@ struct field {
 };
 
 struct list {
+	const char *verb;	/* "list" or "tree" */
+	enum list_shape shape;
 	struct tspec ts;
 	struct field *f;
 	unsigned int n;
@@ -90,7 +93,7 @@ static int add_fields(struct list *l, const char *spec)
 	int rc = KMEMCTL_EXIT_OK;
 
 	if (!copy) {
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok && !rc;
@@ -99,20 +102,20 @@ static int add_fields(struct list *l, const char *spec)
 		uint64_t bits, first, len;
 
 		if (l->n >= KMEM_RO_WALK_MAX_FIELDS) {
-			rc = kmemctl_usage_err("list: at most %d fields",
-					       KMEM_RO_WALK_MAX_FIELDS);
+			rc = kmemctl_usage_err("%s: at most %d fields",
+					       l->verb, KMEM_RO_WALK_MAX_FIELDS);
 			break;
 		}
 		nf = realloc(l->f, (l->n + 1) * sizeof(*nf));
 		if (!nf) {
-			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 			rc = KMEMCTL_EXIT_ERROR;
 			break;
 		}
 		l->f = nf;
 		f = &l->f[l->n];
 		memset(f, 0, sizeof(*f));
-		rc = tspec_member(&l->ts, "list", tok, &f->place);
+		rc = tspec_member(&l->ts, l->verb, tok, &f->place);
 		if (rc)
 			break;
 		bits = f->place.bit_size ? f->place.bit_size :
@@ -120,7 +123,8 @@ static int add_fields(struct list *l, const char *spec)
 		first = f->place.bit_off / 8;
 		len = (f->place.bit_off % 8 + bits + 7) / 8;
 		if (!bits || pos + len > KMEM_RO_WALK_MAX_RECORD) {
-			rc = kmemctl_usage_err("list: field '%.40s': %s", tok,
+			rc = kmemctl_usage_err("%s: field '%.40s': %s", l->verb,
+					       tok,
 					       bits ? "the fields exceed 4096 "
 					       "bytes a node" : "has no size");
 			break;
@@ -135,7 +139,7 @@ static int add_fields(struct list *l, const char *spec)
 		l->n++;
 		pos += len;
 		if (!f->path) {
-			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 			rc = KMEMCTL_EXIT_ERROR;
 		}
 	}
@@ -247,11 +251,13 @@ static int node_record(struct kmemdev *h, const struct list *l, uint64_t node,
 	return 0;
 }
 
-static const char *walk_reason(struct kmemdev *h, int err, bool hlist)
+static const char *walk_reason(struct kmemdev *h, int err,
+			       enum list_shape shape)
 {
 	switch (err) {
 	case -ELOOP:
-		return hlist ? "the hlist loops: no NULL ends it" :
+		return shape == LIST_HLIST ? "the hlist loops: no NULL ends it" :
+		       shape == LIST_TREE ? "deeper than a red-black tree can be" :
 		       "the list loops without coming back to its head";
 	case -E2BIG:
 		return "more nodes than a walk takes (1048576)";
@@ -277,9 +283,13 @@ static bool is_struct(const struct kplace *p, const char *name)
  * Refuse a MEMBER that cannot link TYPE's nodes: not in the node itself,
  * not a list_head (hlist_node with --hlist), or a known list head.
  */
-static int check_link(const struct list *l, const char *spec, bool hlist)
+static int check_link(const struct list *l, const char *spec)
 {
-	const char *want = hlist ? "hlist_node" : "list_head";
+	static const char *const links[] = {
+		[LIST_RING] = "list_head", [LIST_HLIST] = "hlist_node",
+		[LIST_TREE] = "rb_node",
+	};
+	const char *want = links[l->shape];
 	const struct btf_type *t =
 		btf__type_by_id(l->ts.btf, ktype_skip(l->ts.btf, l->ts.outer));
 	const char *tname = t ? btf__name_by_offset(l->ts.btf, t->name_off) : "";
@@ -287,16 +297,17 @@ static int check_link(const struct list *l, const char *spec, bool hlist)
 	size_t i;
 
 	if (l->ts.nderef) {
-		kmemctl_fail("list %.60s: the link must be in the node, not "
-			     "through a pointer", spec);
+		kmemctl_fail("%s %.60s: the link must be in the node, not "
+			     "through a pointer", l->verb, spec);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	if (!is_struct(&l->ts.place, want)) {
 		ktype_name(l->ts.place.btf, l->ts.place.type, mtype,
 			   sizeof(mtype));
-		kmemctl_fail("list %.60s: a %.40s, not a struct %s%s", spec,
-			     mtype, want,
-			     !hlist && is_struct(&l->ts.place, "hlist_node") ?
+		kmemctl_fail("%s %.60s: a %.40s, not a struct %s%s", l->verb,
+			     spec, mtype, want,
+			     l->shape == LIST_RING &&
+			     is_struct(&l->ts.place, "hlist_node") ?
 			     " (--hlist)" : "");
 		return KMEMCTL_EXIT_ERROR;
 	}
@@ -316,9 +327,13 @@ static int check_link(const struct list *l, const char *spec, bool hlist)
  * with --hlist) at PATH in the TYPE object at ADDR.
  */
 static int parse_head(struct kmemdev *h, const struct list *l,
-		      const char *expr, bool hlist, uint64_t *head)
+		      const char *expr, uint64_t *head)
 {
-	const char *want = hlist ? "hlist_head" : "list_head";
+	static const char *const heads_of[] = {
+		[LIST_RING] = "list_head", [LIST_HLIST] = "hlist_head",
+		[LIST_TREE] = "rb_root",
+	};
+	const char *want = heads_of[l->shape];
 	const char *dot = strchr(expr, '.'), *arrow = strstr(expr, "->");
 	char base[128], mtype[160];
 	struct kplace p;
@@ -327,22 +342,24 @@ static int parse_head(struct kmemdev *h, const struct list *l,
 
 	/* symbol names may hold dots (foo.cold): the whole first */
 	if ((!dot && !arrow) || !kmemdev_parse_addr(h, expr, head))
-		return parse_addr_or_fail(h, "list", expr, head);
+		return parse_addr_or_fail(h, l->verb, expr, head);
 	if (!dot || (arrow && arrow < dot))
 		dot = arrow;
 	n = (size_t)(dot - expr);
 	if (n >= sizeof(base))
-		return parse_addr_or_fail(h, "list", expr, head);
+		return parse_addr_or_fail(h, l->verb, expr, head);
 	memcpy(base, expr, n);
 	base[n] = '\0';
-	rc = parse_addr_or_fail(h, "list", base, head);
+	rc = parse_addr_or_fail(h, l->verb, base, head);
 	if (rc)
 		return rc;
-	rc = tspec_member(&l->ts, "list", dot + (*dot == '.' ? 1 : 2), &p);
+	rc = tspec_member(&l->ts, l->verb, dot + (*dot == '.' ? 1 : 2), &p);
 	if (rc)
 		return rc;
-	if (!is_struct(&p, want)) {
-		kmemctl_fail("list %.60s: a %.40s, not a struct %s", expr,
+	/* rb_root_cached starts with its rb_root */
+	if (!is_struct(&p, want) && !(l->shape == LIST_TREE &&
+				       is_struct(&p, "rb_root_cached"))) {
+		kmemctl_fail("%s %.60s: a %.40s, not a struct %s", l->verb, expr,
 			     ktype_name(p.btf, p.type, mtype, sizeof(mtype)),
 			     want);
 		return KMEMCTL_EXIT_ERROR;
@@ -351,7 +368,8 @@ static int parse_head(struct kmemdev *h, const struct list *l,
 	return KMEMCTL_EXIT_OK;
 }
 
-int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
+int list_verb(const struct kmemctl *ctx, int argc, char **argv,
+	      enum list_shape shape, void (*help_fn)(void))
 {
 	static const struct option longopts[] = {
 		{ "fields", required_argument, NULL, 'f' },
@@ -364,12 +382,12 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	const char *fields = NULL, *node_expr = NULL, *head_expr = NULL;
 	struct kvalue kv = { .max_depth = -1, .f = stdout };
 	struct ktypes kt = { 0 };
-	struct list l = { 0 };
+	struct list l = { .verb = argv[0], .shape = shape };
 	struct kwalk w = { 0 };
 	unsigned char *all = NULL;
 	struct kmemdev *h = NULL;
 	uint64_t head, node = 0;
-	bool json = false, hlist = false;
+	bool json = false;
 	char what[160];
 	int c, err, rc;
 	uint32_t total;
@@ -380,39 +398,48 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 			fields = optarg;
 			break;
 		case 'n':
+			if (shape == LIST_TREE)
+				return kmemctl_usage_err("tree: no --node: a "
+							 "tree is walked from "
+							 "its root");
 			node_expr = optarg;
 			break;
 		case 'j':
 			json = true;
 			break;
 		case 'H':
-			hlist = true;
+			if (shape == LIST_TREE)
+				return kmemctl_usage_err("tree: no --hlist");
+			l.shape = LIST_HLIST;
 			break;
 		case 'h':
-			help();
+			help_fn();
 			return KMEMCTL_EXIT_OK;
 		default:
 			return kmemctl_bad_option(c, argv);
 		}
 	}
 	if (optind >= argc)
-		return kmemctl_usage_err("list: missing TYPE.MEMBER");
+		return kmemctl_usage_err("%s: missing TYPE.MEMBER", l.verb);
 	if (!node_expr && argc - optind < 2)
-		return kmemctl_usage_err("list: missing HEAD (or --node ADDR)");
-	if (kmemctl_operands("list", argc, argv, 0, node_expr ? 1 : 2, NULL))
+		return kmemctl_usage_err(shape == LIST_TREE ?
+					 "%s: missing ROOT" :
+					 "%s: missing HEAD (or --node ADDR)",
+					 l.verb);
+	if (kmemctl_operands(l.verb, argc, argv, 0, node_expr ? 1 : 2, NULL))
 		return KMEMCTL_EXIT_USAGE;
 	if (!node_expr)
 		head_expr = argv[optind + 1];
 
-	rc = tspec_resolve(&kt, "list", argv[optind], &l.ts);
+	rc = tspec_resolve(&kt, l.verb, argv[optind], &l.ts);
 	if (rc)
 		goto out;
 	if (!l.ts.path) {
-		rc = kmemctl_usage_err("list: '%.40s' names no MEMBER: use "
-				       "TYPE.MEMBER", argv[optind]);
+		rc = kmemctl_usage_err("%s: '%.40s' names no MEMBER: use "
+				       "TYPE.MEMBER", l.verb, argv[optind]);
 		goto out;
 	}
-	rc = check_link(&l, argv[optind], hlist);
+	rc = check_link(&l, argv[optind]);
 	if (rc)
 		goto out;
 	if (fields) {
@@ -430,34 +457,38 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	for (unsigned int k = 0; k < l.nwf; k++)
 		l.rec_size += l.wf[k].len;
 
-	h = mem_open(ctx, "list");
+	h = mem_open(ctx, l.verb);
 	if (!h) {
 		rc = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
 	if (node_expr) {
-		rc = parse_addr_or_fail(h, "list", node_expr, &node);
+		rc = parse_addr_or_fail(h, l.verb, node_expr, &node);
 		if (rc)
 			goto out;
 		head = node + l.ts.place.bit_off / 8;
 	} else {
-		rc = parse_head(h, &l, head_expr, hlist, &head);
+		rc = parse_head(h, &l, head_expr, &head);
 		if (rc)
 			goto out;
 	}
-	snprintf(what, sizeof(what), "list %.60s at 0x%" PRIx64, argv[optind],
-		 node_expr ? node : head);
+	snprintf(what, sizeof(what), "%s %.60s at 0x%" PRIx64, l.verb,
+		 argv[optind], node_expr ? node : head);
 	w.head = head;
 	w.link_offset = l.ts.place.bit_off / 8;
 	w.fields = l.wf;
 	w.nfields = l.nwf;
-	if (hlist) {
-		/* from hlist_head.first, or from the --node itself */
+	if (l.shape != LIST_RING) {
+		/*
+		 * From hlist_head.first or rb_root.rb_node, or from the
+		 * --node itself
+		 */
 		if (!node_expr && mem_read(h, what, head, &w.head, 8)) {
 			rc = KMEMCTL_EXIT_ERROR;
 			goto out;
 		}
-		err = kwalk_hlist_run(h, &w);
+		err = l.shape == LIST_HLIST ? kwalk_hlist_run(h, &w) :
+		      kwalk_rbtree_run(h, &w);
 		node_expr = NULL;	/* the walk lists it */
 	} else {
 		err = kwalk_run(h, &w);
@@ -466,7 +497,7 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	total = w.nodes + (node_expr ? 1 : 0);
 	all = malloc((size_t)(total ? total : 1) * l.rec_size);
 	if (!all) {
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l.verb);
 		rc = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
@@ -484,17 +515,17 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	if (json)
 		print_json(&l, &kv, all, total);
 	else if (print_text(&l, &kv, all, total))
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l.verb);
 	rc = KMEMCTL_EXIT_OK;
 	if (err) {
 		/* what was gathered is printed; the rest is an error */
 		if (w.fault_addr)
 			kmemctl_fail("%s: after %" PRIu32 " nodes, at 0x%" PRIx64
 				     ": %s", what, w.nodes, w.fault_addr,
-				     walk_reason(h, err, hlist));
+				     walk_reason(h, err, l.shape));
 		else
 			kmemctl_fail("%s: after %" PRIu32 " nodes: %s", what,
-				     w.nodes, walk_reason(h, err, hlist));
+				     w.nodes, walk_reason(h, err, l.shape));
 		rc = KMEMCTL_EXIT_ERROR;
 	}
 out:
@@ -506,4 +537,9 @@ out:
 	kmemdev_close(h);
 	ktypes_free(&kt);
 	return rc;
+}
+
+int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
+{
+	return list_verb(ctx, argc, argv, LIST_RING, help);
 }

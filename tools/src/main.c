@@ -29,6 +29,8 @@ static const struct verb {
 	  "a kernel object printed by its BTF type (struct --help)" },
 	{ "list", kmemctl_list, "TYPE.MEMBER HEAD",
 	  "every node of a kernel list, chosen fields (list --help)" },
+	{ "tree", kmemctl_tree, "TYPE.MEMBER ROOT",
+	  "every node of a red-black tree, in order (tree --help)" },
 	{ "modules", kmemctl_modules, "[--json]",
 	  "loaded modules from the kernel's module list" },
 	{ "dump", kmemctl_dump, "ADDR LEN -o FILE",
