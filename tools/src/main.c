@@ -35,6 +35,8 @@ static const struct verb {
 	  "loaded modules from the kernel's module list" },
 	{ "dump", kmemctl_dump, "ADDR LEN -o FILE",
 	  "kernel memory of any size straight to a file" },
+	{ "dmesg", kmemctl_dmesg, "[--json]",
+	  "the kernel log from the printk ring buffer in memory" },
 	{ "whatis", kmemctl_whatis, "ADDR [--json]",
 	  "symbol, task stack, slab object, page or vmalloc area at ADDR" },
 	{ "ps", kmemctl_ps, "[OPTIONS]",
