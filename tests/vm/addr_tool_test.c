@@ -299,6 +299,21 @@ START_TEST(member_words_by_address)
 }
 END_TEST
 
+/* whatis needs symbols (slab_caches, vmemmap_base): the device's. */
+START_TEST(member_whatis_slab)
+{
+	uint64_t obj = vt_testobj("slab_obj");
+	char s[128];
+
+	if (!member_symbols(__func__))
+		return;
+	ck_assert_msg(kmemctl_member("whatis %#" PRIx64 " --json", obj + 3) == 0, "%s", err);
+	ck_assert_int_eq(json_str_of(out, "cache", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "kmem_ro_test_cache");
+	ck_assert_uint_eq(json_hex_of(out, "object"), obj);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("addr_tool");
@@ -319,6 +334,7 @@ int main(void)
 
 	tc = tcase_create("member");
 	tcase_add_test(tc, member_words_by_address);
+	tcase_add_test(tc, member_whatis_slab);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

@@ -101,6 +101,24 @@ START_TEST(errors)
 }
 END_TEST
 
+/* prb is found through the device's symbols; no syslog(2) right needed. */
+START_TEST(member_dmesg)
+{
+	char marker[96];
+	int fd;
+
+	if (!member_symbols(__func__))
+		return;
+	snprintf(marker, sizeof(marker), "kmemctl-dmesg-member %d", getpid());
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_gt(dprintf(fd, "<6>%s\n", marker), 0);
+	close(fd);
+	ck_assert_msg(kmemctl_member("dmesg") == 0, "%s", err);
+	ck_assert_msg(strstr(out, marker), "no %s", marker);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dmesg_tool");
@@ -109,6 +127,7 @@ int main(void)
 	tcase_add_test(tc, same_as_syslog);
 	tcase_add_test(tc, json_record_of_ours);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, member_dmesg);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

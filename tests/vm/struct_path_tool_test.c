@@ -284,6 +284,21 @@ START_TEST(member_pointer_path_by_address)
 }
 END_TEST
 
+/* Per-CPU data through the device's symbols (__per_cpu_offset, runqueues). */
+START_TEST(member_percpu_and_null)
+{
+	int last = possible_cpus() - 1;
+
+	if (!member_symbols(__func__))
+		return;
+	ck_assert_msg(kmemctl_member("struct rq.cpu runqueues --cpu %d --json", last) == 0, "%s",
+		      err);
+	ck_assert_int_eq(vt_json_num(out, "value"), last);
+	ck_assert_int_eq(kmemctl_member("struct task_struct.mm.mmap_base init_task"), 1);
+	ck_assert_msg(one_short_line(err) && strstr(err, ": mm is NULL"), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("struct_path_tool");
@@ -302,6 +317,7 @@ int main(void)
 
 	tc = tcase_create("member");
 	tcase_add_test(tc, member_pointer_path_by_address);
+	tcase_add_test(tc, member_percpu_and_null);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }
