@@ -24,17 +24,26 @@ static bool has_line(const char *text, const char *line, size_t len)
 	return false;
 }
 
+/* One record into the log through /dev/kmsg, at @level (facility LOG_USER). */
+static void kmsg(int level, const char *text)
+{
+	char rec[160];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
+
+	ck_assert_msg(fd >= 0, "/dev/kmsg: %s", strerror(errno));
+	n = snprintf(rec, sizeof(rec), "<%d>%s\n", level, text);
+	ck_assert_msg(write(fd, rec, (size_t)n) == n, "/dev/kmsg: %s", strerror(errno));
+	close(fd);
+}
+
 START_TEST(same_as_syslog)
 {
 	char *argv[] = { "dmesg", NULL }, marker[96], e[256];
 	const char *p, *nl;
-	int fd, shared = 0;
+	int shared = 0;
 
 	snprintf(marker, sizeof(marker), "kmemctl-dmesg-test %d", getpid());
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_gt(dprintf(fd, "<5>%s\n", marker), 0);
-	close(fd);
+	kmsg(5, marker);
 
 	syslog_out[0] = '\0';
 	ck_assert_int_eq(vt_exec(0, 0, argv, syslog_out, sizeof(syslog_out), e, sizeof(e)), 0);
@@ -58,13 +67,9 @@ START_TEST(json_record_of_ours)
 {
 	char marker[96], text[128];
 	const char *p;
-	int fd;
 
 	snprintf(marker, sizeof(marker), "kmemctl-dmesg-json %d", getpid());
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_gt(dprintf(fd, "<3>%s\n", marker), 0);
-	close(fd);
+	kmsg(3, marker);
 	ck_assert_msg(kmemctl("dmesg --json") == 0, "%s", err);
 	ck_assert_msg(json_valid(out, false), "invalid JSON");
 	p = strstr(out, marker);
@@ -105,15 +110,11 @@ END_TEST
 START_TEST(member_dmesg)
 {
 	char marker[96];
-	int fd;
 
 	if (!member_symbols(__func__))
 		return;
 	snprintf(marker, sizeof(marker), "kmemctl-dmesg-member %d", getpid());
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_gt(dprintf(fd, "<6>%s\n", marker), 0);
-	close(fd);
+	kmsg(6, marker);
 	ck_assert_msg(kmemctl_member("dmesg") == 0, "%s", err);
 	ck_assert_msg(strstr(out, marker), "no %s", marker);
 }
