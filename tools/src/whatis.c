@@ -184,9 +184,11 @@ static int page_of(struct whatis *w, struct page_at *pg)
 {
 	uint64_t vmemmap, ch_off, compound_head;
 
+	/* compound_head became compound_info in 7.x */
 	if (kmemdev_symbol(w->h, "vmemmap_base", &vmemmap) ||
 	    kmemdev_read(w->h, vmemmap, &vmemmap, 8) ||
-	    off_of(w, "page", "compound_head", &ch_off))
+	    (off_of(w, "page", "compound_head", &ch_off) &&
+	     off_of(w, "page", "compound_info", &ch_off)))
 		return -ENOENT;
 	pg->psize = size_of(w, "page");
 	if (!pg->psize)
@@ -195,8 +197,17 @@ static int page_of(struct whatis *w, struct page_at *pg)
 	pg->page = vmemmap + pg->pfn * pg->psize;
 	if (kmemdev_read(w->h, pg->page + ch_off, &compound_head, 8))
 		return -EFAULT;
-	/* bit 0 marks a tail page: the rest points to its head */
-	pg->head = compound_head & 1 ? compound_head - 1 : pg->page;
+	/*
+	 * Bit 0 marks a tail page; the rest points to its head, or, since
+	 * 7.x with HugeTLB vmemmap optimization and a power-of-2 struct
+	 * page, is a mask that turns the tail's address into the head's
+	 * (_compound_head() in include/linux/page-flags.h).  A pointer is
+	 * a struct page at or below the tail; a mask is above it.
+	 */
+	pg->head = pg->page;
+	if (compound_head & 1)
+		pg->head = compound_head - 1 <= pg->page ? compound_head - 1 :
+			   pg->page & compound_head;
 	if (pg->head < vmemmap || (pg->head - vmemmap) % pg->psize)
 		return -EINVAL;
 	pg->head_pfn = (pg->head - vmemmap) / pg->psize;
