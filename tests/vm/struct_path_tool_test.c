@@ -253,6 +253,10 @@ START_TEST(cpu_errors)
 	ck_assert_int_eq(kmemctl("struct task_struct.pid init_task --cpu 0"), 1);
 	ck_assert_msg(one_short_line(err) && strstr(err, "not a per-CPU variable"), "%s", err);
 	ck_assert_int_eq(kmemctl("struct --type-only rq --cpu 0"), 2);
+	/* a bare address is a per-CPU offset only with --cpu */
+	ck_assert_msg(kmemctl("struct rq.cpu %#" PRIx64 " --cpu %d --json", vt_kallsyms("runqueues"),
+			      n - 1) == 0, "%s", err);
+	ck_assert_int_eq(vt_json_num(out, "value"), n - 1);
 }
 END_TEST
 

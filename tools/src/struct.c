@@ -49,7 +49,8 @@ static void help(void)
 	       "                   --type-only 1); deeper ones print as {...}\n"
 	       "  -c, --cpu N      CPU N's copy of a per-CPU variable (ADDR "
 	       "like runqueues);\n"
-	       "                   without it, one per possible CPU\n"
+	       "                   without it, one per possible CPU (ADDR a "
+	       "symbol)\n"
 	       "  -j, --json       one JSON object: {type, addr, size, value} "
 	       "(path if a member;\n"
 	       "                   cpu for a per-CPU variable, an array of "
@@ -236,7 +237,12 @@ static int show(const struct kmemctl *ctx, const struct tspec *ts,
 	rc = parse_addr_or_fail(h, "struct", expr, &addr);
 	if (rc)
 		goto out;
-	if (percpu_is_var(h, addr)) {
+	/*
+	 * A symbol of the per-CPU section names every CPU's copy; a bare
+	 * 0x... only with --cpu (with zero-based per-CPU symbols, as on
+	 * x86-64 before 6.15, it would otherwise be a user address).
+	 */
+	if ((cpu >= 0 || !parse_is_hex(expr)) && percpu_is_var(h, addr)) {
 		rc = show_percpu(h, ts, spec, addr, cpu, json, depth);
 		goto out;
 	}
