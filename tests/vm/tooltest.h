@@ -37,18 +37,45 @@ static void __attribute__((unused)) kmemctl_argv(char *cmd, char *argv[64])
 	argv[n] = NULL;
 }
 
-/* kmemctl with @fmt's words as root. */
-static int __attribute__((format(printf, 1, 2), unused)) kmemctl(const char *fmt, ...)
+/* kmemctl with @fmt's words as @uid/@gid. */
+static int __attribute__((format(printf, 3, 0), unused)) vkmemctl(uid_t uid, gid_t gid,
+								   const char *fmt, va_list ap)
 {
 	char cmd[1024], *argv[64];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	kmemctl_argv(cmd, argv);
 	out[0] = err[0] = '\0';
-	return vt_exec(0, 0, argv, out, sizeof(out), err, sizeof(err));
+	return vt_exec(uid, gid, argv, out, sizeof(out), err, sizeof(err));
+}
+
+/* kmemctl as root. */
+static int __attribute__((format(printf, 1, 2), unused)) kmemctl(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vkmemctl(0, 0, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * kmemctl as a member of the device's group (NOBODY in MONITOR_GID, no
+ * capabilities), the device handed to the group for the run.
+ */
+static int __attribute__((format(printf, 1, 2), unused)) kmemctl_member(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	va_start(ap, fmt);
+	rc = vkmemctl(NOBODY, MONITOR_GID, fmt, ap);
+	va_end(ap);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	return rc;
 }
 
 /* One error line of at most about 100 characters, as kmemctl promises. */

@@ -37,8 +37,11 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_tree(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_modules(const struct kmemctl *ctx, int argc, char **argv);
 int kmemctl_dump(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_whatis(const struct kmemctl *ctx, int argc, char **argv);
+int kmemctl_dmesg(const struct kmemctl *ctx, int argc, char **argv);
 
 /*
  * Open ctx->device (the device only, never /proc/kcore); on failure print

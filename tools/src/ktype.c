@@ -144,7 +144,8 @@ int ktypes_find(struct ktypes *kt, const char *name, const struct btf **btf,
 
 int ktype_split(const char *spec, char *type, size_t len, const char **path)
 {
-	size_t n = strcspn(spec, ".[");
+	/* no type name has '-': "TYPE->member" is "TYPE.member" */
+	size_t n = strcspn(spec, ".[-");
 
 	if (n >= len)
 		return -ENAMETOOLONG;
@@ -152,11 +153,15 @@ int ktype_split(const char *spec, char *type, size_t len, const char **path)
 	type[n] = '\0';
 	while (n && type[n - 1] == ' ')
 		type[--n] = '\0';
-	n = strcspn(spec, ".[");
+	n = strcspn(spec, ".[-");
 	if (!spec[n])
 		*path = NULL;
+	else if (spec[n] == '.')
+		*path = spec + n + 1;
+	else if (!strncmp(spec + n, "->", 2))
+		*path = spec + n + 2;
 	else
-		*path = spec[n] == '.' ? spec + n + 1 : spec + n;
+		*path = spec + n;
 	return 0;
 }
 
@@ -241,11 +246,22 @@ static void int_bits(const struct btf *btf, struct kplace *p)
 	}
 }
 
-int ktype_path(const struct btf *btf, uint32_t id, const char *path,
-	       struct kplace *out, char *bad, size_t badlen)
+/* Is @id a pointer (through typedefs and qualifiers)? */
+static bool is_pointer(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, ktype_skip(btf, id));
+
+	return t && btf_is_ptr(t);
+}
+
+int ktype_path_step(const struct btf *btf, uint32_t id, const char *path,
+		    struct kplace *out, const char **rest, char *bad,
+		    size_t badlen)
 {
 	struct kplace p = { .btf = btf, .type = id };
 	const char *s = path ? path : "";
+
+	*rest = NULL;
 	if (bad && badlen)
 		bad[0] = '\0';
 	while (*s) {
@@ -257,6 +273,11 @@ int ktype_path(const struct btf *btf, uint32_t id, const char *path,
 			uint64_t idx, esz;
 			const struct btf_array *a;
 
+			if (is_pointer(btf, p.type)) {
+				/* ptr[N]: the caller reads the pointer */
+				*rest = s;
+				break;
+			}
 			t = btf__type_by_id(btf, ktype_skip(btf, p.type));
 			if (!close || (size_t)(close - s - 1) >= sizeof(num))
 				return -EINVAL;
@@ -279,12 +300,19 @@ int ktype_path(const struct btf *btf, uint32_t id, const char *path,
 			s = close + 1;
 			if (*s == '.')
 				s++;
+			else if (!strncmp(s, "->", 2))
+				s += 2;
 			else if (*s && *s != '[')
 				return -EINVAL;
 			continue;
 		}
+		if (is_pointer(btf, p.type)) {
+			/* ptr.member or ptr->member: follow it first */
+			*rest = s;
+			break;
+		}
 		{
-			size_t n = strcspn(s, ".[");
+			size_t n = strcspn(s, ".[-");
 			int err;
 
 			if (!n || p.bit_size)
@@ -299,12 +327,30 @@ int ktype_path(const struct btf *btf, uint32_t id, const char *path,
 			s += n;
 			if (*s == '.')
 				s++;
+			else if (!strncmp(s, "->", 2))
+				s += 2;
+			else if (*s && *s != '[')
+				return -EINVAL;
+			if (!*s && (s[-1] == '.' || s[-1] == '>'))
+				return -EINVAL;
 		}
 	}
-	if (bad && badlen)
+	if (bad && badlen && !*rest)
 		bad[0] = '\0';
 	*out = p;
 	return 0;
+}
+
+int ktype_path(const struct btf *btf, uint32_t id, const char *path,
+	       struct kplace *out, char *bad, size_t badlen)
+{
+	const char *rest;
+	int err;
+
+	err = ktype_path_step(btf, id, path, out, &rest, bad, badlen);
+	if (!err && rest)
+		return -ENOTDIR;
+	return err;
 }
 
 /* A string builder that truncates. */

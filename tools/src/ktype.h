@@ -43,20 +43,33 @@ int ktypes_find(struct ktypes *kt, const char *name, const struct btf **btf,
 		uint32_t *id);
 
 /*
- * Split "TYPE.path" at the first '.' or '[' into a type name (copied into
+ * Split "TYPE.path" at the first '.', '->' or '[' into a type name (copied into
  * @type, at most @len bytes) and the path (NULL if none).  -ENAMETOOLONG.
  */
 int ktype_split(const char *spec, char *type, size_t len, const char **path);
 
 /*
  * Follow @path ("a.b[3].c", or "" for the object itself) from type @id.
- * Members of anonymous structs and unions are found as C finds them.
+ * Members of anonymous structs and unions are found as C finds them;
+ * "->" separates components as "." does.
  * 0, or -ENOENT (no such member: @bad names the component), -EINVAL (a
  * member of something not a struct or union, an index into a non-array,
- * malformed path), -ERANGE (index past the array).
+ * malformed path), -ERANGE (index past the array), -ENOTDIR (the path
+ * goes on through a pointer: see ktype_path_step()).
  */
 int ktype_path(const struct btf *btf, uint32_t id, const char *path,
 	       struct kplace *out, char *bad, size_t badlen);
+
+/*
+ * ktype_path() up to the first pointer the path goes through ("signal"
+ * of "signal.rlim[7]", "->" or "[N]" after a pointer): @out is then the
+ * pointer's place and *@rest the path after it ("rlim[7]", or "[N]..."
+ * for an index into what it points to); *@rest is NULL when the path
+ * ends here.  Errors as ktype_path()'s, never -ENOTDIR.
+ */
+int ktype_path_step(const struct btf *btf, uint32_t id, const char *path,
+		    struct kplace *out, const char **rest, char *bad,
+		    size_t badlen);
 
 /* Skip typedefs and qualifiers (const, volatile, restrict, type tags). */
 uint32_t ktype_skip(const struct btf *btf, uint32_t id);

@@ -38,4 +38,19 @@ struct kwalk {
  */
 int kwalk_run(struct kmemdev *h, struct kwalk *w);
 
+/*
+ * The same for an hlist, with reads (WALK follows rings): w->head is the
+ * first node's hlist_node (0: an empty list), a NULL next ends the list;
+ * -ELOOP for a cycle, since an hlist has no head to come back to.
+ */
+int kwalk_hlist_run(struct kmemdev *h, struct kwalk *w);
+
+/*
+ * A red-black tree in order, with reads: w->head is the root rb_node (0:
+ * an empty tree), w->link_offset the rb_node's offset in a node.  -ELOOP
+ * when it is deeper than any rbtree can be (a cycle through left links),
+ * -E2BIG past max_nodes (a cycle through right links), a read error.
+ */
+int kwalk_rbtree_run(struct kmemdev *h, struct kwalk *w);
+
 #endif /* KMEMCTL_KWALK_H */

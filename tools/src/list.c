@@ -13,6 +13,7 @@
 #include "kmemctl.h"
 #include "kvalue.h"
 #include "kwalk.h"
+#include "list.h"
 #include "mem.h"
 #include "parse.h"
 #include "tspec.h"
@@ -25,6 +26,8 @@ struct field {
 };
 
 struct list {
+	const char *verb;	/* "list" or "tree" */
+	enum list_shape shape;
 	struct tspec ts;
 	struct field *f;
 	unsigned int n;
@@ -33,19 +36,37 @@ struct list {
 	size_t rec_size;
 };
 
+/*
+ * Members that are a list's head in every object of their type, whose
+ * nodes link through another member: walking them as a link reads
+ * garbage, and nothing in BTF tells a head from a link.
+ */
+static const struct {
+	const char *type, *head, *link;
+} heads[] = {
+	{ "task_struct", "children", "sibling" },
+};
+
 static void help(void)
 {
 	printf("Usage: kmemctl [--device PATH] list TYPE.MEMBER HEAD "
 	       "[--fields A,B.C,...] [--json]\n"
+	       "                 [--hlist]\n"
 	       "       kmemctl [--device PATH] list TYPE.MEMBER --node ADDR "
 	       "[--fields ...] [--json]\n"
 	       "Walk a kernel list: nodes are TYPE objects linked through "
 	       "their struct\n"
 	       "list_head MEMBER (a path: se.group_node), HEAD is the list's "
 	       "own list_head\n"
-	       "(0xHEX or SYMBOL[+-OFF], e.g. modules).  One WALK ioctl "
-	       "gathers the fields of\n"
-	       "every node; on /proc/kcore the same walk is done with reads.\n"
+	       "(0xHEX or SYMBOL[+-OFF], e.g. modules), or ADDR.PATH: the "
+	       "list_head at PATH\n"
+	       "in the TYPE object at ADDR (list task_struct.sibling "
+	       "init_task.children).\n"
+	       "One WALK ioctl gathers the fields of every node; on "
+	       "/proc/kcore the same walk\n"
+	       "is done with reads.  A list that loops without coming back "
+	       "to its head is an\n"
+	       "error, after the nodes before the loop.\n"
 	       "  -f, --fields LIST  members to print, by BTF path, comma "
 	       "separated\n"
 	       "                     (default: node addresses only)\n"
@@ -53,6 +74,10 @@ static void help(void)
 	       "in the list,\n"
 	       "                     listed first (init_task for "
 	       "task_struct.tasks)\n"
+	       "  -H, --hlist        an hlist: MEMBER is a struct hlist_node, "
+	       "HEAD a struct\n"
+	       "                     hlist_head (or --node); NULL ends it "
+	       "(walked with reads)\n"
 	       "  -j, --json         a JSON array of {addr, FIELD: value, ...}\n"
 	       "Text: one line per node, ADDR then the fields in columns, "
 	       "values as struct\n"
@@ -68,7 +93,7 @@ static int add_fields(struct list *l, const char *spec)
 	int rc = KMEMCTL_EXIT_OK;
 
 	if (!copy) {
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 		return KMEMCTL_EXIT_ERROR;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok && !rc;
@@ -77,20 +102,20 @@ static int add_fields(struct list *l, const char *spec)
 		uint64_t bits, first, len;
 
 		if (l->n >= KMEM_RO_WALK_MAX_FIELDS) {
-			rc = kmemctl_usage_err("list: at most %d fields",
-					       KMEM_RO_WALK_MAX_FIELDS);
+			rc = kmemctl_usage_err("%s: at most %d fields",
+					       l->verb, KMEM_RO_WALK_MAX_FIELDS);
 			break;
 		}
 		nf = realloc(l->f, (l->n + 1) * sizeof(*nf));
 		if (!nf) {
-			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 			rc = KMEMCTL_EXIT_ERROR;
 			break;
 		}
 		l->f = nf;
 		f = &l->f[l->n];
 		memset(f, 0, sizeof(*f));
-		rc = tspec_member(&l->ts, "list", tok, &f->place);
+		rc = tspec_member(&l->ts, l->verb, tok, &f->place);
 		if (rc)
 			break;
 		bits = f->place.bit_size ? f->place.bit_size :
@@ -98,7 +123,8 @@ static int add_fields(struct list *l, const char *spec)
 		first = f->place.bit_off / 8;
 		len = (f->place.bit_off % 8 + bits + 7) / 8;
 		if (!bits || pos + len > KMEM_RO_WALK_MAX_RECORD) {
-			rc = kmemctl_usage_err("list: field '%.40s': %s", tok,
+			rc = kmemctl_usage_err("%s: field '%.40s': %s", l->verb,
+					       tok,
 					       bits ? "the fields exceed 4096 "
 					       "bytes a node" : "has no size");
 			break;
@@ -113,7 +139,7 @@ static int add_fields(struct list *l, const char *spec)
 		l->n++;
 		pos += len;
 		if (!f->path) {
-			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+			kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l->verb);
 			rc = KMEMCTL_EXIT_ERROR;
 		}
 	}
@@ -225,11 +251,14 @@ static int node_record(struct kmemdev *h, const struct list *l, uint64_t node,
 	return 0;
 }
 
-static const char *walk_reason(struct kmemdev *h, int err)
+static const char *walk_reason(struct kmemdev *h, int err,
+			       enum list_shape shape)
 {
 	switch (err) {
 	case -ELOOP:
-		return "the list loops without coming back to its head";
+		return shape == LIST_HLIST ? "the hlist loops: no NULL ends it" :
+		       shape == LIST_TREE ? "deeper than a red-black tree can be" :
+		       "the list loops without coming back to its head";
 	case -E2BIG:
 		return "more nodes than a walk takes (1048576)";
 	case -ENOMEM:
@@ -239,19 +268,121 @@ static const char *walk_reason(struct kmemdev *h, int err)
 	}
 }
 
-int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
+/* Is @p a whole struct named @name (through typedefs)? */
+static bool is_struct(const struct kplace *p, const char *name)
+{
+	const struct btf_type *t =
+		btf__type_by_id(p->btf, ktype_skip(p->btf, p->type));
+	const char *n = t ? btf__name_by_offset(p->btf, t->name_off) : NULL;
+
+	return t && btf_is_struct(t) && n && !strcmp(n, name) &&
+	       !p->bit_size && !(p->bit_off % 8);
+}
+
+/*
+ * Refuse a MEMBER that cannot link TYPE's nodes: not in the node itself,
+ * not a list_head (hlist_node with --hlist), or a known list head.
+ */
+static int check_link(const struct list *l, const char *spec)
+{
+	static const char *const links[] = {
+		[LIST_RING] = "list_head", [LIST_HLIST] = "hlist_node",
+		[LIST_TREE] = "rb_node",
+	};
+	const char *want = links[l->shape];
+	const struct btf_type *t =
+		btf__type_by_id(l->ts.btf, ktype_skip(l->ts.btf, l->ts.outer));
+	const char *tname = t ? btf__name_by_offset(l->ts.btf, t->name_off) : "";
+	char mtype[160];
+	size_t i;
+
+	if (l->ts.nderef) {
+		kmemctl_fail("%s %.60s: the link must be in the node, not "
+			     "through a pointer", l->verb, spec);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (!is_struct(&l->ts.place, want)) {
+		ktype_name(l->ts.place.btf, l->ts.place.type, mtype,
+			   sizeof(mtype));
+		kmemctl_fail("%s %.60s: a %.40s, not a struct %s%s", l->verb,
+			     spec, mtype, want,
+			     l->shape == LIST_RING &&
+			     is_struct(&l->ts.place, "hlist_node") ?
+			     " (--hlist)" : "");
+		return KMEMCTL_EXIT_ERROR;
+	}
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		if (strcmp(tname, heads[i].type) || strcmp(l->ts.path,
+							   heads[i].head))
+			continue;
+		kmemctl_fail("list %.60s: a list head: use list %s.%s ADDR.%s",
+			     spec, tname, heads[i].link, heads[i].head);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	return KMEMCTL_EXIT_OK;
+}
+
+/*
+ * HEAD: an address, or ADDR.PATH (ADDR->PATH): the list_head (hlist_head
+ * with --hlist) at PATH in the TYPE object at ADDR.
+ */
+static int parse_head(struct kmemdev *h, const struct list *l,
+		      const char *expr, uint64_t *head)
+{
+	static const char *const heads_of[] = {
+		[LIST_RING] = "list_head", [LIST_HLIST] = "hlist_head",
+		[LIST_TREE] = "rb_root",
+	};
+	const char *want = heads_of[l->shape];
+	const char *dot = strchr(expr, '.'), *arrow = strstr(expr, "->");
+	char base[128], mtype[160];
+	struct kplace p;
+	size_t n;
+	int rc;
+
+	/* symbol names may hold dots (foo.cold): the whole first */
+	if ((!dot && !arrow) || !kmemdev_parse_addr(h, expr, head))
+		return parse_addr_or_fail(h, l->verb, expr, head);
+	if (!dot || (arrow && arrow < dot))
+		dot = arrow;
+	n = (size_t)(dot - expr);
+	if (n >= sizeof(base))
+		return parse_addr_or_fail(h, l->verb, expr, head);
+	memcpy(base, expr, n);
+	base[n] = '\0';
+	rc = parse_addr_or_fail(h, l->verb, base, head);
+	if (rc)
+		return rc;
+	rc = tspec_member(&l->ts, l->verb, dot + (*dot == '.' ? 1 : 2), &p);
+	if (rc)
+		return rc;
+	/* rb_root_cached starts with its rb_root */
+	if (!is_struct(&p, want) && !(l->shape == LIST_TREE &&
+				       is_struct(&p, "rb_root_cached"))) {
+		kmemctl_fail("%s %.60s: a %.40s, not a struct %s", l->verb, expr,
+			     ktype_name(p.btf, p.type, mtype, sizeof(mtype)),
+			     want);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	*head += p.bit_off / 8;
+	return KMEMCTL_EXIT_OK;
+}
+
+int list_verb(const struct kmemctl *ctx, int argc, char **argv,
+	      enum list_shape shape, void (*help_fn)(void))
 {
 	static const struct option longopts[] = {
 		{ "fields", required_argument, NULL, 'f' },
 		{ "node",   required_argument, NULL, 'n' },
 		{ "json",   no_argument,       NULL, 'j' },
+		{ "hlist",  no_argument,       NULL, 'H' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fields = NULL, *node_expr = NULL, *head_expr = NULL;
 	struct kvalue kv = { .max_depth = -1, .f = stdout };
 	struct ktypes kt = { 0 };
-	struct list l = { 0 };
+	struct list l = { .verb = argv[0], .shape = shape };
 	struct kwalk w = { 0 };
 	unsigned char *all = NULL;
 	struct kmemdev *h = NULL;
@@ -261,48 +392,56 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	int c, err, rc;
 	uint32_t total;
 
-	while ((c = getopt_long(argc, argv, ":f:n:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:n:jHh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fields = optarg;
 			break;
 		case 'n':
+			if (shape == LIST_TREE)
+				return kmemctl_usage_err("tree: no --node: a "
+							 "tree is walked from "
+							 "its root");
 			node_expr = optarg;
 			break;
 		case 'j':
 			json = true;
 			break;
+		case 'H':
+			if (shape == LIST_TREE)
+				return kmemctl_usage_err("tree: no --hlist");
+			l.shape = LIST_HLIST;
+			break;
 		case 'h':
-			help();
+			help_fn();
 			return KMEMCTL_EXIT_OK;
 		default:
 			return kmemctl_bad_option(c, argv);
 		}
 	}
 	if (optind >= argc)
-		return kmemctl_usage_err("list: missing TYPE.MEMBER");
+		return kmemctl_usage_err("%s: missing TYPE.MEMBER", l.verb);
 	if (!node_expr && argc - optind < 2)
-		return kmemctl_usage_err("list: missing HEAD (or --node ADDR)");
-	if (kmemctl_operands("list", argc, argv, 0, node_expr ? 1 : 2, NULL))
+		return kmemctl_usage_err(shape == LIST_TREE ?
+					 "%s: missing ROOT" :
+					 "%s: missing HEAD (or --node ADDR)",
+					 l.verb);
+	if (kmemctl_operands(l.verb, argc, argv, 0, node_expr ? 1 : 2, NULL))
 		return KMEMCTL_EXIT_USAGE;
 	if (!node_expr)
 		head_expr = argv[optind + 1];
 
-	rc = tspec_resolve(&kt, "list", argv[optind], &l.ts);
+	rc = tspec_resolve(&kt, l.verb, argv[optind], &l.ts);
 	if (rc)
 		goto out;
 	if (!l.ts.path) {
-		rc = kmemctl_usage_err("list: '%.40s' names no MEMBER: use "
-				       "TYPE.MEMBER", argv[optind]);
+		rc = kmemctl_usage_err("%s: '%.40s' names no MEMBER: use "
+				       "TYPE.MEMBER", l.verb, argv[optind]);
 		goto out;
 	}
-	if (l.ts.place.bit_size || l.ts.place.bit_off % 8 ||
-	    ktype_size(l.ts.place.btf, l.ts.place.type) < 16) {
-		kmemctl_fail("list %s: not a struct list_head member",
-			     argv[optind]);
-		rc = KMEMCTL_EXIT_ERROR;
+	rc = check_link(&l, argv[optind]);
+	if (rc)
 		goto out;
-	}
 	if (fields) {
 		rc = add_fields(&l, fields);
 		if (rc)
@@ -318,33 +457,47 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	for (unsigned int k = 0; k < l.nwf; k++)
 		l.rec_size += l.wf[k].len;
 
-	h = mem_open(ctx, "list");
+	h = mem_open(ctx, l.verb);
 	if (!h) {
 		rc = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
 	if (node_expr) {
-		rc = parse_addr_or_fail(h, "list", node_expr, &node);
+		rc = parse_addr_or_fail(h, l.verb, node_expr, &node);
 		if (rc)
 			goto out;
 		head = node + l.ts.place.bit_off / 8;
 	} else {
-		rc = parse_addr_or_fail(h, "list", head_expr, &head);
+		rc = parse_head(h, &l, head_expr, &head);
 		if (rc)
 			goto out;
 	}
-	snprintf(what, sizeof(what), "list %.60s at 0x%" PRIx64, argv[optind],
-		 node_expr ? node : head);
+	snprintf(what, sizeof(what), "%s %.60s at 0x%" PRIx64, l.verb,
+		 argv[optind], node_expr ? node : head);
 	w.head = head;
 	w.link_offset = l.ts.place.bit_off / 8;
 	w.fields = l.wf;
 	w.nfields = l.nwf;
-	err = kwalk_run(h, &w);
+	if (l.shape != LIST_RING) {
+		/*
+		 * From hlist_head.first or rb_root.rb_node, or from the
+		 * --node itself
+		 */
+		if (!node_expr && mem_read(h, what, head, &w.head, 8)) {
+			rc = KMEMCTL_EXIT_ERROR;
+			goto out;
+		}
+		err = l.shape == LIST_HLIST ? kwalk_hlist_run(h, &w) :
+		      kwalk_rbtree_run(h, &w);
+		node_expr = NULL;	/* the walk lists it */
+	} else {
+		err = kwalk_run(h, &w);
+	}
 
 	total = w.nodes + (node_expr ? 1 : 0);
 	all = malloc((size_t)(total ? total : 1) * l.rec_size);
 	if (!all) {
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l.verb);
 		rc = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
@@ -362,17 +515,17 @@ int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
 	if (json)
 		print_json(&l, &kv, all, total);
 	else if (print_text(&l, &kv, all, total))
-		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "list");
+		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", l.verb);
 	rc = KMEMCTL_EXIT_OK;
 	if (err) {
 		/* what was gathered is printed; the rest is an error */
 		if (w.fault_addr)
 			kmemctl_fail("%s: after %" PRIu32 " nodes, at 0x%" PRIx64
 				     ": %s", what, w.nodes, w.fault_addr,
-				     walk_reason(h, err));
+				     walk_reason(h, err, l.shape));
 		else
 			kmemctl_fail("%s: after %" PRIu32 " nodes: %s", what,
-				     w.nodes, walk_reason(h, err));
+				     w.nodes, walk_reason(h, err, l.shape));
 		rc = KMEMCTL_EXIT_ERROR;
 	}
 out:
@@ -384,4 +537,9 @@ out:
 	kmemdev_close(h);
 	ktypes_free(&kt);
 	return rc;
+}
+
+int kmemctl_list(const struct kmemctl *ctx, int argc, char **argv)
+{
+	return list_verb(ctx, argc, argv, LIST_RING, help);
 }

@@ -11,6 +11,7 @@
 #include "kmemctl.h"
 #include "mem.h"
 #include "parse.h"
+#include "read_words.h"
 
 #define READ_MAX	(64ULL << 20)	/* 64 MiB */
 #define LINE_BYTES	16
@@ -119,7 +120,8 @@ static void hexdump(struct kmemdev *h, uint64_t addr,
 
 static void help(void)
 {
-	printf("Usage: kmemctl [--device PATH] read ADDR LEN [--raw|--json]\n"
+	printf("Usage: kmemctl [--device PATH] read ADDR LEN [--raw|--json] "
+	       "[--words N]\n"
 	       "Read LEN bytes of kernel memory at ADDR: the direct map and "
 	       "the kernel image\n"
 	       "through the device's read-only mmap, vmalloc, module and "
@@ -133,6 +135,13 @@ static void help(void)
 	       "64 MiB\n"
 	       "  -r, --raw   write the bytes as they are to stdout\n"
 	       "  -j, --json  {addr, size, hex}: the bytes as one hex string\n"
+	       "  -w, --words N  N-bit words (8, 16, 32 or 64), as crash's "
+	       "rd -N: 64-bit ones\n"
+	       "              that point into the kernel image or a module "
+	       "with <symbol+0xoff>;\n"
+	       "              LEN a multiple of the word; JSON {addr, size, "
+	       "word_bits,\n"
+	       "              words: [{addr, value, symbol}]}\n"
 	       "Default output is a hexdump, 16 bytes a line, with a "
 	       "<symbol+0xoff>: line\n"
 	       "wherever the nearest kernel symbol changes.  Errors say what "
@@ -166,6 +175,7 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "raw",  no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "words", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -175,16 +185,23 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 	struct kmemdev *h;
 	const char *expr;
 	char what[160], label[128];
-	uint64_t addr, len;
+	uint64_t addr, len, words = 0;
 
 	/* No '+': options may follow the operands ("read ADDR LEN --raw"). */
-	while ((c = getopt_long(argc, argv, ":rjh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rjw:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			raw = true;
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'w':
+			if (parse_u64(optarg, 8, 64, &words) ||
+			    !read_words_valid(words))
+				return kmemctl_usage_err("read: bad --words "
+							 "'%.20s': 8, 16, 32 "
+							 "or 64", optarg);
 			break;
 		case 'h':
 			help();
@@ -198,6 +215,8 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 		return KMEMCTL_EXIT_USAGE;
 	if (raw && json)
 		return kmemctl_usage_err("read: --raw or --json, not both");
+	if (raw && words)
+		return kmemctl_usage_err("read: --raw or --words, not both");
 	expr = argv[optind];
 	err = parse_size(argv[optind + 1], 1, READ_MAX, &len);
 	if (err)
@@ -205,6 +224,10 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 					 argv[optind + 1], err == -ERANGE ?
 					 "must be 1 to 64 MiB" :
 					 "use decimal or 0x hex");
+	if (words && len % (words / 8))
+		return kmemctl_usage_err("read: LEN %" PRIu64 " is not a "
+					 "multiple of %" PRIu64 "-bit words",
+					 len, words);
 
 	h = mem_open(ctx, "read");
 	if (!h)
@@ -233,6 +256,8 @@ int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 	}
 	if (raw)
 		fwrite(buf, 1, len, stdout);
+	else if (words)
+		read_words_print(h, addr, buf, len, (unsigned int)words, json);
 	else if (json)
 		print_json(addr, buf, len);
 	else

@@ -12,6 +12,7 @@
 #include "kvalue.h"
 #include "mem.h"
 #include "parse.h"
+#include "percpu.h"
 #include "tspec.h"
 
 #define DEPTH_MAX	1000
@@ -20,6 +21,7 @@ static void help(void)
 {
 	printf("Usage: kmemctl [--device PATH] struct TYPE[.MEMBER...] ADDR "
 	       "[--json] [--depth N]\n"
+	       "                 [--cpu N]\n"
 	       "       kmemctl struct --type-only TYPE[.MEMBER...] [--json] "
 	       "[--depth N]\n"
 	       "Print the kernel object at ADDR by its BTF type "
@@ -29,7 +31,9 @@ static void help(void)
 	       "strings, enums by name, pointers with <symbol+0xoff> when "
 	       "they point into the\n"
 	       "kernel image or near a module symbol.  TYPE.member.sub[N] "
-	       "prints one member.\n"
+	       "prints one member;\n"
+	       "a path follows pointers (task_struct.signal.rlim[7], "
+	       "a->b as a.b, p[N]).\n"
 	       "  TYPE             task_struct, struct task_struct, union "
 	       "NAME, a typedef;\n"
 	       "                   module types too (their /sys/kernel/btf "
@@ -43,8 +47,14 @@ static void help(void)
 	       "  -d, --depth N    levels of nested structs shown (default: "
 	       "all; with\n"
 	       "                   --type-only 1); deeper ones print as {...}\n"
+	       "  -c, --cpu N      CPU N's copy of a per-CPU variable (ADDR "
+	       "like runqueues);\n"
+	       "                   without it, one per possible CPU (ADDR a "
+	       "symbol)\n"
 	       "  -j, --json       one JSON object: {type, addr, size, value} "
-	       "(path if a member)\n"
+	       "(path if a member;\n"
+	       "                   cpu for a per-CPU variable, an array of "
+	       "them for all)\n"
 	       "Memory comes from %s, or /proc/kcore when the device is "
 	       "absent.\n", KMEM_RO_DEVICE);
 }
@@ -99,16 +109,126 @@ static int type_only(const struct tspec *ts, const char *spec, bool json,
 	return KMEMCTL_EXIT_OK;
 }
 
-static int show(const struct kmemctl *ctx, const struct tspec *ts,
-		const char *spec, const char *expr, bool json, int depth)
+/* One object: @base is TYPE's object (a CPU's copy if @cpu >= 0). */
+static int show_one(struct kmemdev *h, const struct tspec *ts,
+		    const char *spec, uint64_t base, int64_t cpu,
+		    struct json *j, int depth)
 {
 	struct kvalue kv = { .btf = ts->place.btf, .max_depth = depth,
-			     .f = stdout };
+			     .f = stdout, .h = h };
 	struct kplace rel = ts->place;
 	char what[256], tname[160];
 	unsigned char *data = NULL;
-	struct kmemdev *h;
 	uint64_t addr, len;
+	int n;
+
+	/* "struct task_struct at 0xffffffff82a0c940" */
+	n = snprintf(what, sizeof(what), "struct %.60s at 0x%" PRIx64, spec,
+		     base);
+	if (cpu >= 0)
+		snprintf(what + n, sizeof(what) - (size_t)n, " (CPU %" PRId64 ")",
+			 cpu);
+	if (tspec_follow(h, ts, what, base, &addr))
+		return KMEMCTL_EXIT_ERROR;
+	if (ts->nderef) {
+		/* the last pointer's target is what a failed read names */
+		n = (int)strlen(what);
+		snprintf(what + n, sizeof(what) - (size_t)n, ": %s -> 0x%" PRIx64,
+			 ts->deref[ts->nderef - 1].via, addr);
+	}
+	if (read_place(h, what, addr, &ts->place, &data, &len))
+		return KMEMCTL_EXIT_ERROR;
+	rel.bit_off = ts->place.bit_off % 8;
+	kvalue_sym_range(&kv);
+	ktype_name(kv.btf, ts->place.type, tname, sizeof(tname));
+	if (j) {
+		json_object_begin(j, NULL);
+		json_str(j, "type", tname);
+		if (ts->path)
+			json_str(j, "path", spec);
+		if (cpu >= 0)
+			json_u64(j, "cpu", (uint64_t)cpu);
+		json_hex(j, "addr", addr + ts->place.bit_off / 8);
+		json_u64(j, "size", ts->place.bit_size ? len :
+			 ktype_size(kv.btf, ts->place.type));
+		if (ts->place.bit_size) {
+			json_u64(j, "bit_offset", ts->place.bit_off % 8);
+			json_u64(j, "bit_size", ts->place.bit_size);
+		}
+		kvalue_json(&kv, j, "value", &rel, data);
+		json_object_end(j);
+		free(data);
+		return KMEMCTL_EXIT_OK;
+	}
+	if (cpu >= 0)
+		printf("CPU %" PRId64 ": ", cpu);
+	if (ts->path) {
+		kvalue_text(&kv, spec, &rel, data, 0);
+	} else if (btf_is_composite(btf__type_by_id(kv.btf,
+			ktype_skip(kv.btf, ts->place.type)))) {
+		printf("%s ", tname);
+		kvalue_text(&kv, NULL, &rel, data, 0);
+	} else {
+		/* "unsigned int = 5": a scalar reads better with its type named */
+		kvalue_text(&kv, tname, &rel, data, 0);
+	}
+	putchar('\n');
+	free(data);
+	return KMEMCTL_EXIT_OK;
+}
+
+/*
+ * A per-CPU variable: CPU @cpu's copy, or every possible CPU's (@cpu < 0)
+ * in CPU order, a JSON array then.
+ */
+static int show_percpu(struct kmemdev *h, const struct tspec *ts,
+		       const char *spec, uint64_t addr, int64_t cpu, bool json,
+		       int depth)
+{
+	struct json j, *jp = json ? &j : NULL;
+	struct percpu pc;
+	char what[160];
+	uint32_t c;
+	int rc = KMEMCTL_EXIT_OK;
+
+	snprintf(what, sizeof(what), "struct %.60s at 0x%" PRIx64, spec, addr);
+	if (percpu_load(h, what, &pc)) {
+		percpu_free(&pc);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (cpu >= 0 && !percpu_possible(&pc, (uint64_t)cpu)) {
+		kmemctl_fail("%s: no CPU %" PRId64 " (possible: 0-%" PRIu32 ")",
+			     what, cpu, percpu_last(&pc));
+		percpu_free(&pc);
+		return KMEMCTL_EXIT_ERROR;
+	}
+	if (jp)
+		json_init(jp, stdout);
+	if (cpu >= 0) {
+		rc = show_one(h, ts, spec, percpu_addr(&pc, addr, (uint32_t)cpu),
+			      cpu, jp, depth);
+		percpu_free(&pc);
+		return rc;
+	}
+	if (jp)
+		json_array_begin(jp, NULL);
+	for (c = 0; c < pc.nr_cpu_ids && !rc; c++)
+		if (percpu_possible(&pc, c))
+			rc = show_one(h, ts, spec, percpu_addr(&pc, addr, c), c,
+				      jp, depth);
+	if (jp)
+		json_array_end(jp);
+	percpu_free(&pc);
+	return rc;
+}
+
+static int show(const struct kmemctl *ctx, const struct tspec *ts,
+		const char *spec, const char *expr, int64_t cpu, bool json,
+		int depth)
+{
+	struct kmemdev *h;
+	uint64_t addr;
+	struct json j;
 	int rc;
 
 	h = mem_open(ctx, "struct");
@@ -117,49 +237,25 @@ static int show(const struct kmemctl *ctx, const struct tspec *ts,
 	rc = parse_addr_or_fail(h, "struct", expr, &addr);
 	if (rc)
 		goto out;
-	/* "struct task_struct at 0xffffffff82a0c940" */
-	snprintf(what, sizeof(what), "struct %.60s at 0x%" PRIx64, spec, addr);
-	if (read_place(h, what, addr, &ts->place, &data, &len)) {
+	/*
+	 * A symbol of the per-CPU section names every CPU's copy; a bare
+	 * 0x... only with --cpu (with zero-based per-CPU symbols, as on
+	 * x86-64 before 6.15, it would otherwise be a user address).
+	 */
+	if ((cpu >= 0 || !parse_is_hex(expr)) && percpu_is_var(h, addr)) {
+		rc = show_percpu(h, ts, spec, addr, cpu, json, depth);
+		goto out;
+	}
+	if (cpu >= 0) {
+		kmemctl_fail("struct %.60s at 0x%" PRIx64 ": --cpu: not a "
+			     "per-CPU variable", spec, addr);
 		rc = KMEMCTL_EXIT_ERROR;
 		goto out;
 	}
-	rel.bit_off = ts->place.bit_off % 8;
-	kv.h = h;
-	kvalue_sym_range(&kv);
-	ktype_name(kv.btf, ts->place.type, tname, sizeof(tname));
-	if (json) {
-		struct json j;
-
+	if (json)
 		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
-		json_str(&j, "type", tname);
-		if (ts->path)
-			json_str(&j, "path", spec);
-		json_hex(&j, "addr", addr + ts->place.bit_off / 8);
-		json_u64(&j, "size", ts->place.bit_size ? len :
-			 ktype_size(kv.btf, ts->place.type));
-		if (ts->place.bit_size) {
-			json_u64(&j, "bit_offset", ts->place.bit_off % 8);
-			json_u64(&j, "bit_size", ts->place.bit_size);
-		}
-		kvalue_json(&kv, &j, "value", &rel, data);
-		json_object_end(&j);
-	} else if (ts->path) {
-		kvalue_text(&kv, spec, &rel, data, 0);
-		putchar('\n');
-	} else if (btf_is_composite(btf__type_by_id(kv.btf,
-			ktype_skip(kv.btf, ts->place.type)))) {
-		printf("%s ", tname);
-		kvalue_text(&kv, NULL, &rel, data, 0);
-		putchar('\n');
-	} else {
-		/* "unsigned int = 5": a scalar reads better with its type named */
-		kvalue_text(&kv, tname, &rel, data, 0);
-		putchar('\n');
-	}
-	rc = KMEMCTL_EXIT_OK;
+	rc = show_one(h, ts, spec, addr, -1, json ? &j : NULL, depth);
 out:
-	free(data);
 	kmemdev_close(h);
 	return rc;
 }
@@ -170,16 +266,18 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 		{ "json",      no_argument,       NULL, 'j' },
 		{ "depth",     required_argument, NULL, 'd' },
 		{ "type-only", no_argument,       NULL, 't' },
+		{ "cpu",       required_argument, NULL, 'c' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	bool json = false, layout = false;
 	struct ktypes kt = { 0 };
 	int c, rc, depth = -1;
+	int64_t cpu = -1;
 	struct tspec ts;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, ":jd:th", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jd:tc:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -194,6 +292,14 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 		case 't':
 			layout = true;
 			break;
+		case 'c':
+			/* which CPUs exist is the kernel's to say */
+			if (parse_u64(optarg, 0, UINT32_MAX, &v))
+				return kmemctl_usage_err("struct: bad --cpu "
+							 "'%s': a CPU number",
+							 optarg);
+			cpu = (int64_t)v;
+			break;
 		case 'h':
 			help();
 			return KMEMCTL_EXIT_OK;
@@ -203,6 +309,8 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return kmemctl_usage_err("struct: missing TYPE");
+	if (layout && cpu >= 0)
+		return kmemctl_usage_err("struct: --type-only takes no --cpu");
 	if (layout && argc - optind > 1)
 		return kmemctl_usage_err("struct: --type-only takes no ADDR "
 					 "('%s')", argv[optind + 1]);
@@ -218,7 +326,8 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 	if (layout)
 		rc = type_only(&ts, argv[optind], json, depth < 0 ? 1 : depth);
 	else
-		rc = show(ctx, &ts, argv[optind], argv[optind + 1], json, depth);
+		rc = show(ctx, &ts, argv[optind], argv[optind + 1], cpu, json,
+			  depth);
 out:
 	ktypes_free(&kt);
 	return rc;

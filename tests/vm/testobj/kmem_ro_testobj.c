@@ -8,6 +8,11 @@
  *  loop_head     head -> a -> b -> c -> b: a cycle that misses the head
  *  corrupt_head  head -> a -> b -> non-canonical pointer
  *  low_head      head -> a -> LOW_LINK, a pointer into page 0
+ *  hgood_head    hlist of the same NODES nodes through hlink, id NODES-1..0
+ *  hloop_head    hlist first -> a -> b -> c -> b: a cycle with no end
+ *  slab_obj      the second of SLAB_OBJS objects of SLAB_SIZE bytes in a
+ *                cache of its own, SLAB_CACHE (a constructor keeps SLUB
+ *                from merging it into another cache)
  *  vbuf          VBUF_PAGES vmalloc pages, byte i = (i * 7) & 0xff
  *  vguard        the unmapped guard page after vbuf
  *  mmio          an ioremap()ed page of the HPET: never RAM
@@ -43,21 +48,29 @@
 #define WC_BYTE		0x5c
 #define LOW_LINK	0x100UL		/* in page 0, below any kernel address */
 #define PTAREA_MAGIC	0x7074000000000000ULL
+#define SLAB_CACHE	"kmem_ro_test_cache"
+#define SLAB_SIZE	200
+#define SLAB_OBJS	3
 
-struct tnode {
+struct kmem_ro_tnode {
 	u64 magic;
 	u32 id;
 	char name[12];
 	struct list_head link;
 	u64 tail;
+	struct hlist_node hlink;
 };
 
 static LIST_HEAD(good_head);
 static LIST_HEAD(loop_head);
 static LIST_HEAD(corrupt_head);
 static LIST_HEAD(low_head);
-static struct tnode *loop_nodes, *corrupt_nodes, *low_node;
+static HLIST_HEAD(hgood_head);
+static HLIST_HEAD(hloop_head);
+static struct kmem_ro_tnode *loop_nodes, *corrupt_nodes, *low_node;
 static unsigned char *vbuf;
+static struct kmem_cache *cache;
+static void *slab_objs[SLAB_OBJS];
 static void __iomem *mmio;
 static unsigned long wc_page;
 static bool wc_set;
@@ -75,10 +88,15 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "loop_head 0x%lx\n", (unsigned long)&loop_head);
 	seq_printf(m, "corrupt_head 0x%lx\n", (unsigned long)&corrupt_head);
 	seq_printf(m, "low_head 0x%lx\n", (unsigned long)&low_head);
+	seq_printf(m, "hgood_head 0x%lx\n", (unsigned long)&hgood_head);
+	seq_printf(m, "hloop_head 0x%lx\n", (unsigned long)&hloop_head);
+	seq_printf(m, "hlink_offset %zu\n", offsetof(struct kmem_ro_tnode, hlink));
+	seq_printf(m, "slab_obj 0x%lx\n", (unsigned long)slab_objs[1]);
+	seq_printf(m, "slab_size %d\n", SLAB_SIZE);
 	seq_printf(m, "nodes %d\n", NODES);
-	seq_printf(m, "link_offset %zu\n", offsetof(struct tnode, link));
-	seq_printf(m, "id_offset %zu\n", offsetof(struct tnode, id));
-	seq_printf(m, "name_offset %zu\n", offsetof(struct tnode, name));
+	seq_printf(m, "link_offset %zu\n", offsetof(struct kmem_ro_tnode, link));
+	seq_printf(m, "id_offset %zu\n", offsetof(struct kmem_ro_tnode, id));
+	seq_printf(m, "name_offset %zu\n", offsetof(struct kmem_ro_tnode, name));
 	seq_printf(m, "vbuf 0x%lx\n", (unsigned long)vbuf);
 	seq_printf(m, "vbuf_len %lu\n", VBUF_PAGES * PAGE_SIZE);
 	seq_printf(m, "vguard 0x%lx\n", (unsigned long)vbuf + VBUF_PAGES * PAGE_SIZE);
@@ -202,9 +220,25 @@ static void ptarea_exit(void)
 	vfree(ptbuf);
 }
 
+/* A constructor: SLUB never merges a cache that has one. */
+static void fill(void *obj)
+{
+	memset(obj, 0x5a, SLAB_SIZE);
+}
+
+static void free_slab(void)
+{
+	int i;
+
+	for (i = 0; i < SLAB_OBJS; i++)
+		if (slab_objs[i])
+			kmem_cache_free(cache, slab_objs[i]);
+	kmem_cache_destroy(cache);
+}
+
 static void free_good(void)
 {
-	struct tnode *n, *tmp;
+	struct kmem_ro_tnode *n, *tmp;
 
 	list_for_each_entry_safe(n, tmp, &good_head, link) {
 		list_del(&n->link);
@@ -217,7 +251,7 @@ static int __init testobj_init(void)
 	int i;
 
 	for (i = 0; i < NODES; i++) {
-		struct tnode *n = kzalloc(sizeof(*n), GFP_KERNEL);
+		struct kmem_ro_tnode *n = kzalloc(sizeof(*n), GFP_KERNEL);
 
 		if (!n)
 			goto out_free_good;
@@ -225,6 +259,7 @@ static int __init testobj_init(void)
 		n->id = i;
 		snprintf(n->name, sizeof(n->name), "node-%d", i);
 		list_add_tail(&n->link, &good_head);
+		hlist_add_head(&n->hlink, &hgood_head);
 	}
 
 	loop_nodes = kcalloc(3, sizeof(*loop_nodes), GFP_KERNEL);
@@ -232,13 +267,20 @@ static int __init testobj_init(void)
 	low_node = kzalloc(sizeof(*low_node), GFP_KERNEL);
 	vbuf = vmalloc(VBUF_PAGES * PAGE_SIZE);
 	mmio = ioremap(HPET_BASE, PAGE_SIZE);
-	if (!loop_nodes || !corrupt_nodes || !low_node || !vbuf || !mmio)
+	cache = kmem_cache_create(SLAB_CACHE, SLAB_SIZE, 0, 0, fill);
+	for (i = 0; cache && i < SLAB_OBJS; i++)
+		slab_objs[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (!loop_nodes || !corrupt_nodes || !low_node || !vbuf || !mmio || !cache ||
+	    !slab_objs[SLAB_OBJS - 1])
 		goto out_free_all;
 	for (i = 0; i < 3; i++) {
 		loop_nodes[i].id = i;
 		list_add_tail(&loop_nodes[i].link, &loop_head);
 	}
 	loop_nodes[2].link.next = &loop_nodes[1].link;
+	for (i = 2; i >= 0; i--)
+		hlist_add_head(&loop_nodes[i].hlink, &hloop_head);
+	loop_nodes[2].hlink.next = &loop_nodes[1].hlink;
 	for (i = 0; i < 2; i++) {
 		corrupt_nodes[i].id = i;
 		list_add_tail(&corrupt_nodes[i].link, &corrupt_head);
@@ -258,6 +300,7 @@ static int __init testobj_init(void)
 	return 0;
 
 out_free_all:
+	free_slab();
 	if (mmio)
 		iounmap(mmio);
 	vfree(vbuf);
@@ -278,6 +321,7 @@ static void __exit testobj_exit(void)
 	if (!wc_set || !set_memory_wb(wc_page, 1))
 		free_page(wc_page);
 	ptarea_exit();
+	free_slab();
 	iounmap(mmio);
 	vfree(vbuf);
 	kfree(low_node);

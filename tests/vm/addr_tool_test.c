@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an address holds and what it is: kmemctl read --words against
+ * /proc/kcore's bytes and /proc/kallsyms' names; kmemctl whatis against
+ * the kernel's own view: /proc/kallsyms for symbols, /proc/slabinfo for
+ * an object kmem_ro_testobj allocates in a cache of its own, this task's
+ * stack pointer, /proc/self/pagemap and /proc/kpageflags for a page of
+ * ours, /proc/vmallocinfo for testobj's vmalloc buffer.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "tooltest.h"
+
+/* The "value": strings of a words array, in order; how many. */
+static int json_words(const char *json, uint64_t *v, int cap)
+{
+	const char *p = json;
+	int n = 0;
+
+	while ((p = strstr(p, "\"value\":\"0x")) && n < cap) {
+		p += 11;
+		v[n++] = strtoull(p, NULL, 16);
+	}
+	return n;
+}
+
+START_TEST(words_match_kcore)
+{
+	static const int bits[] = { 8, 16, 32, 64 };
+	uint64_t banner = vt_kallsyms("linux_banner"), v[64];
+	unsigned char raw[32];
+	unsigned int b, i, k;
+
+	ck_assert_uint_ne(banner, 0);
+	ck_assert_int_eq(vt_kcore_read(banner, raw, sizeof(raw)), 0);
+	for (b = 0; b < 4; b++) {
+		unsigned int bytes = bits[b] / 8;
+
+		ck_assert_msg(kmemctl("read linux_banner 32 --words %d --json", bits[b]) == 0, "%s",
+			      err);
+		ck_assert_msg(json_valid(out, false), "%s", out);
+		ck_assert_int_eq(vt_json_num(out, "word_bits"), bits[b]);
+		ck_assert_int_eq(json_words(out, v, 64), 32 / bytes);
+		for (i = 0; i < 32 / bytes; i++) {
+			uint64_t want = 0;
+
+			for (k = 0; k < bytes; k++)
+				want |= (uint64_t)raw[i * bytes + k] << (8 * k);
+			ck_assert_uint_eq(v[i], want);
+		}
+	}
+	/* text: "ADDR:  4c 69 ..." then the bytes as text */
+	ck_assert_msg(kmemctl("read linux_banner 16 --words 8") == 0, "%s", err);
+	ck_assert_msg(strstr(out, ":  4c 69 6e 75 78 20") && strstr(out, "|Linux version "), "%s",
+		      out);
+}
+END_TEST
+
+/* init_task.stack points at init_stack: named beside the value. */
+START_TEST(words_name_pointers)
+{
+	uint64_t init = vt_kallsyms("init_task"), stack, v[4];
+	uint32_t off;
+	struct kmemdev *h;
+	char name[128], want[160];
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "stack", &off, NULL), 0);
+	kmemdev_close(h);
+	ck_assert_int_eq(vt_kcore_read(init + off, &stack, 8), 0);
+	ck_assert_msg(kmemctl("read init_task+%u 8 --words 64 --json", off) == 0, "%s", err);
+	ck_assert_int_eq(json_words(out, v, 4), 1);
+	ck_assert_uint_eq(v[0], stack);
+	ck_assert_int_eq(json_str_of(out, "symbol", name, sizeof(name)), 0);
+	ck_assert_msg(!strchr(name, '+'), "%s", name);
+	ck_assert_msg(kallsyms_has(stack, name), "%s is not at %#" PRIx64, name, stack);
+	ck_assert_msg(kmemctl("read init_task+%u 16 --words 64", off) == 0, "%s", err);
+	snprintf(want, sizeof(want), "%016" PRIx64 " <%s>", stack, name);
+	ck_assert_msg(strstr(out, want), "no '%s' in %s", want, out);
+
+	ck_assert_int_eq(kmemctl("read linux_banner 16 --words 12"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("read linux_banner 12 --words 64"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("read linux_banner 16 --words 64 --raw"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+}
+END_TEST
+
+START_TEST(whatis_symbols)
+{
+	uint64_t show = kallsyms_in("testobj_show", "kmem_ro_testobj");
+	char s[128];
+
+	ck_assert_msg(kmemctl("whatis init_task+8 --json") == 0, "%s", err);
+	ck_assert_msg(json_valid(out, false), "%s", out);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "symbol");
+	ck_assert_int_eq(json_str_of(out, "symbol", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "init_task");
+	ck_assert_int_eq(vt_json_num(out, "offset"), 8);
+	ck_assert_uint_eq(json_hex_of(out, "symbol_addr"), vt_kallsyms("init_task"));
+
+	ck_assert_uint_ne(show, 0);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64, show + 3) == 0, "%s", err);
+	ck_assert_msg(strstr(out, ": symbol testobj_show+0x3 [kmem_ro_testobj]\n"), "%s", out);
+}
+END_TEST
+
+/* The objsize column of /proc/slabinfo for @cache (the slot size, s->size). */
+static long slabinfo_size(const char *cache)
+{
+	FILE *f = fopen("/proc/slabinfo", "re");
+	char line[512], name[128];
+	long active, num, size = -1, v;
+
+	ck_assert_ptr_nonnull(f);
+	while (size < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld %ld %ld", name, &active, &num, &v) == 4 &&
+		    !strcmp(name, cache))
+			size = v;
+	fclose(f);
+	return size;
+}
+
+START_TEST(whatis_slab_object)
+{
+	uint64_t obj = vt_testobj("slab_obj");
+	long want = slabinfo_size("kmem_ro_test_cache");
+	char s[128];
+
+	ck_assert_int_gt(want, 0);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", obj + 17) == 0, "%s", err);
+	ck_assert_msg(json_valid(out, false), "%s", out);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "slab");
+	ck_assert_int_eq(json_str_of(out, "cache", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "kmem_ro_test_cache");
+	ck_assert_uint_eq(json_hex_of(out, "object"), obj);
+	ck_assert_int_eq(vt_json_num(out, "offset"), 17);
+	ck_assert_int_eq(vt_json_num(out, "object_size"), (long long)vt_testobj("slab_size"));
+	ck_assert_int_eq(vt_json_num(out, "size"), want);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64, obj) == 0, "%s", err);
+	ck_assert_msg(strstr(out, "+0x0 of cache kmem_ro_test_cache"), "%s", out);
+}
+END_TEST
+
+/* Our own kernel stack (task_struct.stack), while kmemctl runs. */
+START_TEST(whatis_own_stack)
+{
+	uint64_t me = task_of(getpid()), stack;
+	uint32_t off;
+	struct kmemdev *h;
+	char s[64];
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "stack", &off, NULL), 0);
+	ck_assert_int_eq(kmemdev_read(h, me + off, &stack, 8), 0);
+	kmemdev_close(h);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", stack + 1000) == 0, "%s", err);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "stack");
+	ck_assert_int_eq(vt_json_num(out, "pid"), getpid());
+	ck_assert_uint_eq(json_hex_of(out, "task"), me);
+	ck_assert_int_eq(vt_json_num(out, "offset"), 1000);
+}
+END_TEST
+
+/* An anonymous page of ours: its PFN from pagemap, flags from kpageflags. */
+START_TEST(whatis_own_page)
+{
+	KMEMDEV_ARG(kmem_ro_info, info);
+	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+	uint64_t ent, pfn, kflags;
+	struct kmemdev *h;
+	char s[512];
+	FILE *f;
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	p[0] = 1;
+	ck_assert_int_eq(mlock(p, 4096), 0);
+	f = fopen("/proc/self/pagemap", "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pread(fileno(f), &ent, 8, (uintptr_t)p / 4096 * 8), 8);
+	fclose(f);
+	ck_assert_msg(ent >> 63, "not present");
+	pfn = ent & ((1ULL << 55) - 1);
+	ck_assert_uint_ne(pfn, 0);
+	f = fopen("/proc/kpageflags", "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pread(fileno(f), &kflags, 8, pfn * 8), 8);
+	fclose(f);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_ge(kmemdev_info(h, &info, NULL, 0), 0);
+	kmemdev_close(h);
+
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", (uint64_t)info.page_offset + pfn * 4096 + 5) == 0,
+		      "%s", err);
+	ck_assert_msg(json_valid(out, false), "%s", out);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "page");
+	ck_assert_uint_eq(json_hex_of(out, "pfn"), pfn);
+	ck_assert_int_eq(json_str_of(out, "flag_names", s, sizeof(s)), 0);
+	/* KPF_SWAPBACKED (14) and KPF_SLAB (7) as the kernel reports them */
+	ck_assert_msg(kflags >> 14 & 1, "kpageflags %#" PRIx64, kflags);
+	ck_assert_msg(strstr(s, "swapbacked"), "%s", s);
+	ck_assert_msg(!(kflags >> 7 & 1) && !strstr(s, "slab"), "%s", s);
+	munmap(p, 4096);
+}
+END_TEST
+
+/* testobj's vbuf as /proc/vmallocinfo shows it to root with kptr_restrict 1. */
+START_TEST(whatis_vmalloc_area)
+{
+	uint64_t vbuf = vt_testobj("vbuf"), start = 0, end = 0, caller;
+	char line[512], want_caller[256] = "", s[256];
+	FILE *f;
+
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
+	f = fopen("/proc/vmallocinfo", "re");
+	ck_assert_ptr_nonnull(f);
+	while (!start && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		long size;
+
+		if (sscanf(line, "0x%llx-0x%llx %ld %255s", &a, &b, &size, want_caller) == 4 &&
+		    a == vbuf) {
+			start = a;
+			end = b;
+		}
+	}
+	fclose(f);
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
+	ck_assert_msg(start, "vbuf %#" PRIx64 " not in /proc/vmallocinfo", vbuf);
+
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", vbuf + 5000) == 0, "%s", err);
+	ck_assert_msg(json_valid(out, false), "%s", out);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "vmalloc");
+	ck_assert_uint_eq(json_hex_of(out, "start"), start);
+	ck_assert_uint_eq(json_hex_of(out, "end"), end);
+	caller = json_hex_of(out, "caller");
+	ck_assert_uint_ne(caller, 0);
+	ck_assert_int_eq(json_str_of(out, "caller_symbol", s, sizeof(s)), 0);
+	/* %pS: "testobj_init+0x9c/0x1f0 [kmem_ro_testobj]", or the bare
+	 * address once the module's init symbols are gone */
+	if (!strncmp(want_caller, "0x", 2)) {
+		ck_assert_uint_eq(strtoull(want_caller, NULL, 16), caller);
+	} else {
+		want_caller[strcspn(want_caller, "/")] = '\0';
+		ck_assert_msg(!strncmp(s, want_caller, strlen(want_caller)), "%s vs %s", s,
+			      want_caller);
+	}
+}
+END_TEST
+
+START_TEST(whatis_errors)
+{
+	ck_assert_int_eq(kmemctl("whatis 0x1000"), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_msg(strstr(err, "whatis 0x1000: no symbol"), "%s", err);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(kmemctl("whatis 0x1000 --json"), 1);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(kmemctl("whatis"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("whatis 1000"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("whatis no_such_symbol_xyz"), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("whatis init_task init_task"), 2);
+}
+END_TEST
+
+/* ---- a member of the device's group, no capabilities ---- */
+
+static int member_run(char **argv)
+{
+	out[0] = err[0] = '\0';
+	return vt_exec(NOBODY, MONITOR_GID, argv, out, sizeof(out), err, sizeof(err));
+}
+
+/* By address, read --words needs no symbols. */
+START_TEST(member_words_by_address)
+{
+	uint64_t vbuf = vt_testobj("vbuf"), v[4];
+	char a[64], *argv[] = { "kmemctl", "read", a, "4", "--words", "8", "--json", NULL };
+
+	snprintf(a, sizeof(a), "%#" PRIx64, vbuf + 1);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_msg(member_run(argv) == 0, "%s", err);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	/* testobj's vbuf: byte i is (i * 7) & 0xff */
+	ck_assert_int_eq(json_words(out, v, 4), 4);
+	ck_assert_uint_eq(v[0], 7);
+	ck_assert_uint_eq(v[3], 28);
+}
+END_TEST
+
+/* whatis needs symbols (slab_caches, vmemmap_base): the device's. */
+START_TEST(member_whatis_slab)
+{
+	uint64_t obj = vt_testobj("slab_obj");
+	char s[128];
+
+	ck_assert_msg(kmemctl_member("whatis %#" PRIx64 " --json", obj + 3) == 0, "%s", err);
+	ck_assert_int_eq(json_str_of(out, "cache", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "kmem_ro_test_cache");
+	ck_assert_uint_eq(json_hex_of(out, "object"), obj);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("addr_tool");
+	TCase *tc = tcase_create("words");
+
+	tcase_add_test(tc, words_match_kcore);
+	tcase_add_test(tc, words_name_pointers);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("whatis");
+	tcase_add_test(tc, whatis_symbols);
+	tcase_add_test(tc, whatis_slab_object);
+	tcase_add_test(tc, whatis_own_stack);
+	tcase_add_test(tc, whatis_own_page);
+	tcase_add_test(tc, whatis_vmalloc_area);
+	tcase_add_test(tc, whatis_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("member");
+	tcase_add_test(tc, member_words_by_address);
+	tcase_add_test(tc, member_whatis_slab);
+	suite_add_tcase(s, tc);
+	return vt_main(s);
+}
