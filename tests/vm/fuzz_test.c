@@ -3885,12 +3885,13 @@ START_TEST(fuzz)
 	f->owner = getpid();
 	for (i = 0; i < NFD; i++)
 		f->fds[i] = (struct fdstate){ .fd = vt_open_dev(), .set = SET_NO };
+	/* the opt-in: the fuzzer maps RAM (the module's default maps text only) */
+	vt_write_file(PARAM_MMAP_RAM, "1");
+	f->mmap_ram = 1;
 	load_layout(f, f->fds[0].fd);
 	setup_memory(f);
 	setup_hidden(f);
 	setup_zoo(f);
-	vt_write_file(PARAM_MMAP_RAM, "1");
-	f->mmap_ram = 1;
 	sigaction(SIGALRM, &sa, NULL);
 	crash_ctx = f;
 	signal(SIGSEGV, on_crash);
