@@ -146,13 +146,27 @@ static bool listed(const struct mod *m, const struct mod *in, size_t n)
 	return false;
 }
 
+/*
+ * Its size as /proc/modules shows it once init is over: a module is live
+ * a moment before do_init_module() zeroes its init regions' sizes.
+ */
+static uint64_t settled_size(const struct mod *m)
+{
+	uint64_t size = 0;
+
+	for (unsigned int i = 0; i < m->nregions; i++)
+		if (strncmp(m->r[i].type, "init", 4))
+			size += m->r[i].size;
+	return size;
+}
+
 static void poll_event(bool json, int type, const struct mod *m, uint64_t seq)
 {
 	struct kmemdev_event e = { .type = type, .seq = seq };
 
 	snprintf(e.module.name, sizeof(e.module.name), "%s", m->name);
 	e.module.base = m->base;
-	e.module.size = m->size;
+	e.module.size = settled_size(m);
 	e.module.text_size = m->text_size;
 	if (json)
 		print_json(&e);
