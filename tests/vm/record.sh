@@ -6,7 +6,8 @@
 # operation (tests/vm/stress_test.c, tests/vm/fuzz_test.c):
 #   record.sh TAG LOG GROUP pass|fail
 # gives
-#   date=D kernel=K group=G result=R <the summary's k=v> ops=NAME:k=v,...;...
+#   date=D commit=C kernel=K group=G result=R <the summary's k=v> ops=NAME:k=v,...;...
+# (C: the commit the tree was at, +dirty with uncommitted changes)
 # A log without a summary (the guest died first) still gives a line.
 set -uo pipefail
 tag=$1 log=$2 group=$3 verdict=$4
@@ -25,5 +26,6 @@ if [ -z "$summary" ]; then
 		 sed 's/^\[[ 0-9.]*\] //')
 	summary="summary=missing${seed:+ seed=$seed} log=$(basename "$log") report=\"${report:-none}\""
 fi
-echo "date=$(date -u +%Y-%m-%d) kernel=${kernel:-unknown} group=$group result=$verdict" \
+commit=$(git -C "$(dirname "$0")" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+echo "date=$(date -u +%Y-%m-%d) commit=$commit kernel=${kernel:-unknown} group=$group result=$verdict" \
      "$summary${ops:+ ops=$ops}"
