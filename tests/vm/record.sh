@@ -26,6 +26,7 @@ if [ -z "$summary" ]; then
 		 sed 's/^\[[ 0-9.]*\] //')
 	summary="summary=missing${seed:+ seed=$seed} log=$(basename "$log") report=\"${report:-none}\""
 fi
-commit=$(git -C "$(dirname "$0")" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+# run.sh reads it once, before the first record makes the tree dirty
+commit=${VM_COMMIT:-$(git -C "$(dirname "$0")" describe --always --dirty=+dirty 2>/dev/null || echo unknown)}
 echo "date=$(date -u +%Y-%m-%d) commit=$commit kernel=${kernel:-unknown} group=$group result=$verdict" \
      "$summary${ops:+ ops=$ops}"

@@ -43,6 +43,9 @@ BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 exec 3<&0
 logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
+# The commit run records name (record.sh), read before any is appended.
+VM_COMMIT=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+export VM_COMMIT
 total_pass=0 total_fail=0 failed_runs=()
 
 say() { printf 'vm: %s\n' "$*"; }
