@@ -45,7 +45,10 @@ logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
 # The commit run records name (record.sh), read before any is appended.
 VM_COMMIT=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
-export VM_COMMIT
+# ...and the last commit that changed the driver or its ABI: the code the
+# record is evidence for, when later commits touched only other files.
+VM_DRIVER_COMMIT=$(git -C "$here" log -1 --format=%h -- "$top/driver" "$top/uapi" 2>/dev/null || echo unknown)
+export VM_COMMIT VM_DRIVER_COMMIT
 total_pass=0 total_fail=0 failed_runs=()
 
 say() { printf 'vm: %s\n' "$*"; }
