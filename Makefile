@@ -29,7 +29,7 @@
 #   make deb        Debian packages (kmem-ro-dkms, libkmemdev0, libkmemdev-dev,
 #                   kmemctl) in build/deb, checked by lintian
 
-# Kernel series (scripts/fetch-kernels.sh): 6.1, 6.12 (bookworm and its
+# Kernel series (vmtest/fetch-kernels.sh): 6.1, 6.12 (bookworm and its
 # backports), 7.3 (trixie-backports' newest 7.x), sid (sid's).  KERNELS
 # boot in the VM; sid is only built and sparse-checked (no VM group names
 # it), on top of the default list.  KERNELS given to make is the whole list.
@@ -54,22 +54,22 @@ all: module lib tools
 # (libkmemdev/events.mk, read when its make starts) sees the result.
 # A package build (debian/rules) has its Build-Depends: NO_BUILD_DEPS=1.
 build-deps:
-	@$(if $(NO_BUILD_DEPS),:,DEPS=build scripts/fetch-kernels.sh)
+	@$(if $(NO_BUILD_DEPS),:,DEPS=build vmtest/fetch-kernels.sh)
 
 deps: build-deps
-	KERNELS="$(MODULE_KERNELS)" scripts/fetch-kernels.sh
+	KERNELS="$(MODULE_KERNELS)" vmtest/fetch-kernels.sh
 
 # A real host: build packages, the running kernel's headers and DKMS.
 host-deps:
-	HOST=1 scripts/fetch-kernels.sh
+	HOST=1 vmtest/fetch-kernels.sh
 
 ifneq ($(KDIR),)
 module: build-deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_FLAGS) modules
 else
 module: build-deps
-	DEPS=build KERNELS=$(DEFAULT_KERNEL) scripts/fetch-kernels.sh
-	scripts/build-module.sh $(DEFAULT_KERNEL) driver $(BUILD)/$(DEFAULT_KERNEL) $(KBUILD_FLAGS) modules
+	DEPS=build KERNELS=$(DEFAULT_KERNEL) vmtest/fetch-kernels.sh
+	vmtest/build-module.sh $(DEFAULT_KERNEL) driver $(BUILD)/$(DEFAULT_KERNEL) $(KBUILD_FLAGS) modules
 	@echo "module: built for the cached test kernel: $(BUILD)/$(DEFAULT_KERNEL)/driver/kmem_ro.ko"
 endif
 
@@ -84,18 +84,18 @@ tools: lib
 test-modules: deps
 	@set -e; for k in $(MODULE_KERNELS); do \
 		echo "  MODULE  $$k"; \
-		scripts/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
-		scripts/build-module.sh $$k tests/vm/testobj $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
+		vmtest/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
+		vmtest/build-module.sh $$k tests/vm/testobj $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
 	done
 
-# 7.x: sparse runs in the sid root (scripts/fetch-kernels.sh, check_suite),
+# 7.x: sparse runs in the sid root (vmtest/fetch-kernels.sh, check_suite),
 # whose pahole is not the kernel's: BTF is no part of this pass.  Kbuild
 # turns C=2 off with a bare note when the checker is missing or too old.
 SPARSE_NOISE := Skipping BTF|pahole version differs|The kernel was built with: |You are using: +[0-9]
 sparse: deps
 	@set -e; mkdir -p $(BUILD); for k in $(MODULE_KERNELS); do \
 		echo "  SPARSE  $$k"; \
-		scripts/build-module.sh $$k driver $(BUILD)/sparse-$$k C=2 W=1 modules \
+		vmtest/build-module.sh $$k driver $(BUILD)/sparse-$$k C=2 W=1 modules \
 			2>&1 | grep -vE '$(SPARSE_NOISE)' | tee $(BUILD)/sparse-$$k.log; \
 		! grep -qE 'warning|error|not available or not up to date' $(BUILD)/sparse-$$k.log; \
 	done
@@ -123,12 +123,12 @@ check-unit: lib
 # and `make install` to lay over them.
 UDEV_SUITES := $(sort $(shell sed -n 's/.* +udev-root=\([a-z]*\) .*/\1/p' tests/vm/groups))
 vm-root:
-	set -e; for s in $(UDEV_SUITES); do scripts/build-udev-root.sh $$s; done
+	set -e; for s in $(UDEV_SUITES); do vmtest/build-udev-root.sh $$s; done
 	rm -rf $(BUILD)/vm/install
 	$(MAKE) -s install DESTDIR=$(BUILD)/vm/install PREFIX=/usr >/dev/null
 
 check-vm: test-modules vm-binaries vm-root
-	KERNELS="$(KERNELS)" tests/vm/run.sh
+	KERNELS="$(KERNELS)" vmtest/run.sh
 
 check:
 	@scripts/check.sh
@@ -144,7 +144,7 @@ deb:
 	scripts/build-deb.sh
 
 # The VM suite on a KASAN/KFENCE/UBSAN/lockdep build of the newest sources
-# Debian ships, linux-source-7.3 (scripts/build-debug-kernel.sh; about an hour
+# Debian ships, linux-source-7.3 (vmtest/build-debug-kernel.sh; about an hour
 # cold on 2 cores).  DEBUG_KERNEL=6.12 builds and runs 6.12's instead.
 # Sanitizers slow TCG down: more time and memory per group.
 check-debug:
@@ -159,21 +159,21 @@ DURATION ?= 600
 fuzz: deps vm-binaries test-modules
 	FUZZ_DURATION=$(DURATION) VM_TIMEOUT=$${VM_TIMEOUT:-$$(($(DURATION) + 900))} \
 		VM_GROUPS=fuzz VM_RESULTS=fuzz=$(CURDIR)/tests/fuzz/results.txt \
-		KERNELS="$(KERNELS)" tests/vm/run.sh
+		KERNELS="$(KERNELS)" vmtest/run.sh
 
 stress: deps vm-binaries test-modules
 	VM_GROUPS=stress VM_RESULTS=stress=$(CURDIR)/tests/vm/stress-results.txt \
-		KERNELS="$(KERNELS)" tests/vm/run.sh
+		KERNELS="$(KERNELS)" vmtest/run.sh
 
 # One kernel (KERNEL, default 6.12) and only what the VM runs: kmem_ro.ko
 # and the test objects for it, the static kmemctl.
 KERNEL ?= $(DEFAULT_KERNEL)
 vm-kernel:
-	DEPS=demo KERNELS=$(KERNEL) scripts/fetch-kernels.sh
+	DEPS=demo KERNELS=$(KERNEL) vmtest/fetch-kernels.sh
 
 vm-module: vm-kernel
-	+scripts/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
-	+scripts/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	+vmtest/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
+	+vmtest/build-module.sh $(KERNEL) tests/vm/testobj $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules
 
 # After vm-kernel: its apt run installs the build packages first.
 vm-kmemctl: vm-kernel
@@ -181,17 +181,17 @@ vm-kmemctl: vm-kernel
 	mkdir -p $(BUILD)/vm
 	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
 
-# Boots KERNEL once and shows what README shows (tests/vm/demo.sh); both
+# Boots KERNEL once and shows what README shows (vmtest/demo.sh); both
 # builds run at once.
 demo:
 	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
-	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=vmtest/demo.groups VM_SHOW=1 vmtest/run.sh
 
 # A shell in the test VM (KERNEL, default 6.12) with kmem_ro loaded and
 # kmemctl; leaving the shell powers the VM off.
 vm-shell:
 	@$(MAKE) -s -j$(shell nproc) vm-module vm-kmemctl
-	@KERNELS=$(KERNEL) VM_GROUPS_FILE=tests/vm/shell.groups VM_INTERACTIVE=1 tests/vm/run.sh
+	@KERNELS=$(KERNEL) VM_GROUPS_FILE=vmtest/shell.groups VM_INTERACTIVE=1 vmtest/run.sh
 
 # install: PREFIX (default /usr/local), BINDIR, LIBDIR, INCLUDEDIR, MANDIR.
 # The udev rule, the kmem_ro group (sysusers.d) and the driver's DKMS source

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Each line names the commit it ran on (+dirty: with uncommitted changes),
 # read before the guest boots.
 commit=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
-out=$(VM_JOBS=1 VM_MEM=${VM_MEM:-2048} VM_GROUPS_FILE=${VM_GROUPS_FILE:-$here/groups} VM_SHOW=1 "$here/../tests/vm/run.sh" 2>&1)
+out=$(VM_JOBS=1 VM_MEM=${VM_MEM:-2048} VM_GROUPS_FILE=${VM_GROUPS_FILE:-$here/groups} VM_SHOW=1 "$here/../vmtest/run.sh" 2>&1)
 rc=$?
 echo "$out"
 grep '^bench ' <<<"$out" | sed "s/^bench /date=$(date -u +%Y-%m-%d) commit=$commit /" >> "$here/results.txt"

@@ -28,7 +28,7 @@ step() {
 step make -s deps
 [ $failed -eq 0 ] || { echo "check: 0 passed, 1 failed"; exit 1; }
 if [ -n "${VM_SUITES:-}" ]; then
-	# make check VM_SUITES=a,b: those VM suites alone (tests/vm/run.sh).
+	# make check VM_SUITES=a,b: those VM suites alone (vmtest/run.sh).
 	step make -s check-vm
 else
 	step make -s sparse
@@ -36,7 +36,7 @@ else
 	step make -s abi-check
 	step make -s check-deb
 	step make -s check-vm
-	step tests/vm/check-harness.sh
+	step vmtest/check-harness.sh
 fi
 
 read -r pass fail < <(grep -aE '^([a-z0-9/._-]+: )*[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |

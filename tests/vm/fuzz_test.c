@@ -30,7 +30,7 @@
  * FUZZ_SEED (default: from the clock, printed), FUZZ_DURATION in seconds
  * (default 60), FUZZ_TRACE=1 prints each call before it is made (for a
  * guest that dies).  The summary is a block of "@@FUZZ " lines on stdout,
- * which tests/vm/record.sh turns into tests/fuzz/results.txt records.
+ * which vmtest/record.sh turns into tests/fuzz/results.txt records.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1260,7 +1260,7 @@ END_TEST
 
 /*
  * One "summary" line and one "op" line per operation (calls, then results:
- * ok or the errno), the format tests/vm/record.sh folds into one record.
+ * ok or the errno), the format vmtest/record.sh folds into one record.
  */
 static void summary(double secs, int failed)
 {

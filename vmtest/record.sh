@@ -29,6 +29,6 @@ if [ -z "$summary" ]; then
 fi
 # run.sh reads it once, before the first record makes the tree dirty
 commit=${VM_COMMIT:-$(git -C "$(dirname "$0")" describe --always --dirty=+dirty 2>/dev/null || echo unknown)}
-driver=${VM_DRIVER_COMMIT:-$(git -C "$(dirname "$0")" log -1 --format=%h -- ../../driver ../../uapi 2>/dev/null || echo unknown)}
+driver=${VM_DRIVER_COMMIT:-$(git -C "$(dirname "$0")" log -1 --format=%h -- ../driver ../uapi 2>/dev/null || echo unknown)}
 echo "date=$(date -u +%Y-%m-%d) commit=$commit driver=$driver kernel=${kernel:-unknown} group=$group result=$verdict" \
      "$summary${ops:+ ops=$ops}"

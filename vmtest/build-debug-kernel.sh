@@ -3,28 +3,28 @@
 #
 # Build the debug kernel `make check-debug` runs on, from Debian's own
 # sources of a series (the linux-source-<series> package, the tree that
-# series' Debian kernel is built from; scripts/fetch-kernels.sh downloads
-# it): tinyconfig plus scripts/debug-kernel.config (KASAN, KFENCE, UBSAN,
+# series' Debian kernel is built from; vmtest/fetch-kernels.sh downloads
+# it): tinyconfig plus vmtest/configs/debug-kernel.config (KASAN, KFENCE, UBSAN,
 # lockdep, DEBUG_VM, DEBUG_LIST, ... and what kmem_ro needs), then
-# scripts/debug-kernel-<series>.config where a release differs.  Built with
+# vmtest/configs/debug-kernel-<series>.config where a release differs.  Built with
 # the host's compiler, which also builds kmem_ro against it: a kernel
 # configured here needs no flag of the compiler Debian used.
 #
-#   scripts/build-debug-kernel.sh 7.3   # -> $KMEM_RO_CACHE/kernels/7.3-debug/
+#   vmtest/build-debug-kernel.sh 7.3   # -> $KMEM_RO_CACHE/kernels/7.3-debug/
 #
 # leaves {vmlinuz,release,kdir,stamp} there.  A warm cache (same
 # fragments) does nothing.  Cold: about an hour on this 2-core machine.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${KMEM_RO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kmem_ro}
 base=${1:?usage: build-debug-kernel.sh <series, e.g. 7.3>}
 base=${base%-debug}
 dest=$CACHE/kernels/$base-debug
 work=$CACHE/debug-build
-fragments=("$top/scripts/debug-kernel.config")
-[ -e "$top/scripts/debug-kernel-$base.config" ] &&
-	fragments+=("$top/scripts/debug-kernel-$base.config")
+fragments=("$here/configs/debug-kernel.config")
+[ -e "$here/configs/debug-kernel-$base.config" ] &&
+	fragments+=("$here/configs/debug-kernel-$base.config")
 stamp=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
 
 log() { printf 'build-debug-kernel: %s\n' "$*" >&2; }
@@ -36,7 +36,7 @@ fi
 src=$work/linux-source-$base
 if [ ! -d "$src" ]; then
 	deb=$(ls "$work"/linux-source-"$base"_*.deb 2>/dev/null | tail -1 || true)
-	[ -n "$deb" ] || { log "no linux-source-$base in $work: run scripts/fetch-kernels.sh"; exit 1; }
+	[ -n "$deb" ] || { log "no linux-source-$base in $work: run vmtest/fetch-kernels.sh"; exit 1; }
 	log "unpacking $(basename "$deb")"
 	rm -rf "$work/pkg"
 	dpkg -x "$deb" "$work/pkg"

@@ -6,15 +6,15 @@
 # (trixie-backports' 7.x: gcc-14, pahole 1.30; sid's: gcc-16), which this
 # bookworm host lacks.  The root is a minimal debootstrap of SUITE
 # (--variant=minbase) with make, sparse and PACKAGES: the headers' own
-# build dependencies, which scripts/fetch-kernels.sh reads from the archive.
-# scripts/build-module.sh builds in it with chroot.  Cached outside the
+# build dependencies, which vmtest/fetch-kernels.sh reads from the archive.
+# vmtest/build-module.sh builds in it with chroot.  Cached outside the
 # repository, like the kernels:
 #
 #   $KMEM_RO_CACHE/kbuild-root/SUITE/root    the tree
 #   $KMEM_RO_CACHE/kbuild-root/SUITE/stamp   the recipe it was built from
 #
-#   scripts/build-kbuild-root.sh trixie gcc-14-for-host pahole  # warm: does nothing
-#   REFRESH=1 scripts/build-kbuild-root.sh trixie ...           # rebuild from the mirror
+#   vmtest/build-root.sh trixie gcc-14-for-host pahole  # warm: does nothing
+#   REFRESH=1 vmtest/build-root.sh trixie ...           # rebuild from the mirror
 #
 # A package the root lacks rebuilds it with what it held plus the new ones,
 # so two kernels of one suite never drop each other's compiler.

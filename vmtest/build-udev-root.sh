@@ -5,7 +5,7 @@
 # boot on: a minimal SUITE (debootstrap --variant=minbase) with the real
 # systemd-sysusers, systemd-udevd and shadow's groupadd/useradd, trimmed of
 # what no test reads (docs, man pages, locales, apt lists) and packed once
-# as an uncompressed cpio archive that tests/vm/run.sh puts in front of
+# as an uncompressed cpio archive that vmtest/run.sh puts in front of
 # each run's initramfs (group column "+udev-root=SUITE").  Cached outside
 # the repository, like the kernels, one directory per suite:
 #
@@ -13,8 +13,8 @@
 #   $KMEM_RO_CACHE/udev-root/SUITE/root.cpio   the same, packed
 #   $KMEM_RO_CACHE/udev-root/SUITE/stamp       the recipe it was built from
 #
-#   scripts/build-udev-root.sh [SUITE]          # default bookworm; warm: does nothing
-#   REFRESH=1 scripts/build-udev-root.sh trixie # rebuild from the mirror
+#   vmtest/build-udev-root.sh [SUITE]          # default bookworm; warm: does nothing
+#   REFRESH=1 vmtest/build-udev-root.sh trixie # rebuild from the mirror
 #
 # Needs root (debootstrap); the only network it uses is the Debian mirror.
 set -euo pipefail

@@ -3,14 +3,14 @@
 #
 # Boot each test kernel under QEMU (TCG) with an initramfs holding kmem_ro.ko
 # for that kernel and the static test binaries, run the groups listed in
-# tests/vm/groups, and judge the result from the serial log.
+# tests/vm/groups, and judge the result from the serial log (vmtest/README.md).
 #
-#   tests/vm/run.sh                      # every group on every kernel
-#   KERNELS=6.12 VM_GROUPS=core tests/vm/run.sh
-#   VM_GROUPS_FILE=tests/vm/demo.groups VM_SHOW=1 tests/vm/run.sh
+#   vmtest/run.sh                        # every group on every kernel
+#   KERNELS=6.12 VM_GROUPS=core vmtest/run.sh
+#   VM_GROUPS_FILE=vmtest/demo.groups VM_SHOW=1 vmtest/run.sh
 #
-# A suite is a static binary in $BUILD/vm/ or a script in tests/vm/; a
-# dynamically linked one (or a helper named in $BUILD/vm/<suite>.with)
+# A suite is a static binary in $BUILD/vm/ or a script in vmtest/ or tests/vm/;
+# a dynamically linked one (or a helper named in $BUILD/vm/<suite>.with)
 # gets its interpreter and libraries copied in.
 # Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* and BENCH_*
 # variables in their environment.
@@ -19,22 +19,22 @@
 # VM_INTERACTIVE=1 boots the first group on this terminal (make vm-shell).
 # VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
 # line to FILE made of the guest's "@@<GROUP in capitals> " lines
-# (tests/vm/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
+# (vmtest/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
 # Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko,
 # $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
 # column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
-# (scripts/build-udev-root.sh SUITE) and `make install` in $BUILD/vm/install.
+# (vmtest/build-udev-root.sh SUITE) and `make install` in $BUILD/vm/install.
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$here/.." && pwd)
 BUILD=${BUILD:-$top/build}
 CACHE=${KMEM_RO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kmem_ro}
 KERNELS=${KERNELS:-"6.1 6.12 7.3"}
 GROUPS_WANTED=${VM_GROUPS:-}
-GROUPS_FILE=${VM_GROUPS_FILE:-$here/groups}
+GROUPS_FILE=${VM_GROUPS_FILE:-$top/tests/vm/groups}
 TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
 BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
@@ -54,7 +54,7 @@ total_pass=0 total_fail=0 failed_runs=()
 say() { printf 'vm: %s\n' "$*"; }
 
 # kernel accel root suites... -> path.  root: - for busybox alone, or a
-# base tree (scripts/build-udev-root.sh) whose cpio goes first.
+# base tree (vmtest/build-udev-root.sh) whose cpio goes first.
 make_initramfs() {
 	local kernel=$1 accel=$2 root=$3 stage l host_files=()
 	shift 3
@@ -79,6 +79,8 @@ make_initramfs() {
 	for s in "$@"; do
 		if [ -f "$here/$s" ]; then
 			cp "$here/$s" "$stage/tests/"
+		elif [ -f "$top/tests/vm/$s" ]; then
+			cp "$top/tests/vm/$s" "$stage/tests/"
 		else
 			cp "$BUILD/vm/$s" "$stage/tests/" || return 1
 		fi

@@ -6,8 +6,8 @@
 # harness need.  Nothing is installed as a kernel and the machine's apt
 # sources are left alone.
 #
-#   scripts/fetch-kernels.sh            # warm cache: downloads nothing
-#   REFRESH=1 scripts/fetch-kernels.sh  # re-resolve the metapackages
+#   vmtest/fetch-kernels.sh            # warm cache: downloads nothing
+#   REFRESH=1 vmtest/fetch-kernels.sh  # re-resolve the metapackages
 #
 # Each kernel ends up in $KMEM_RO_CACHE/kernels/<series>/ with:
 #   root/      the dpkg -x tree (boot/vmlinuz-*, usr/src/linux-headers-*, ...)
@@ -15,7 +15,7 @@
 #   vmlinuz    symlink to the image
 #   kbuild-root, kbuild-deps  (Debian 13 and later) the suite whose root its
 #              modules are built in, and that root's packages: see
-#              scripts/build-kbuild-root.sh and scripts/build-module.sh
+#              vmtest/build-root.sh and vmtest/build-module.sh
 #   check-root the suite whose root its sparse passes (C=1, C=2) run in
 #
 # Series: 6.1 and 6.12 from bookworm (the machine's own apt sources), 7.3
@@ -207,7 +207,7 @@ kbuild_roots() {
 	done
 	for suite in "${!need[@]}"; do
 		# shellcheck disable=SC2086 # one package a word
-		"$(dirname "$0")/build-kbuild-root.sh" "$suite" ${need[$suite]}
+		"$(dirname "$0")/build-root.sh" "$suite" ${need[$suite]}
 	done
 }
 
@@ -286,7 +286,7 @@ fetch_one() {
 }
 
 # The debug kernels are built from linux-source-<series> of the series'
-# own suite (scripts/build-debug-kernel.sh).
+# own suite (vmtest/build-debug-kernel.sh).
 fetch_source() {
 	local series=$1 work=$CACHE/debug-build pkg
 	pkg=linux-source-$series

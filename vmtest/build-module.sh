@@ -5,7 +5,7 @@
 # (see fetch-kernels.sh), in a per-kernel copy so two kernels never share
 # objects.
 #
-#   scripts/build-module.sh SERIES SRC_DIR OUT_DIR [make args...]
+#   vmtest/build-module.sh SERIES SRC_DIR OUT_DIR [make args...]
 #
 # SRC_DIR is copied to OUT_DIR/<basename SRC_DIR> together with uapi/ so
 # that Kbuild's "-I$(src)/../uapi" keeps working.  A kernel that fetch-kernels.sh
@@ -40,7 +40,7 @@ if [ ! -s "$CACHE/kernels/$series/kbuild-root" ]; then
 fi
 
 # Debian 13 and later: in the root of the kernel's suite (its compiler and
-# pahole; scripts/build-kbuild-root.sh), or for a sparse pass (C=...) in
+# pahole; vmtest/build-root.sh), or for a sparse pass (C=...) in
 # the root whose sparse its headers accept, with the kernel and the output
 # bind-mounted at their own paths, in a mount namespace of this build's
 # own so that nothing stays mounted.  Sharing the root's lock keeps a
