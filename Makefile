@@ -123,7 +123,7 @@ check-unit: lib
 # and `make install` to lay over them.
 UDEV_SUITES := $(sort $(shell sed -n 's/.* +udev-root=\([a-z]*\) .*/\1/p' tests/vm/groups))
 vm-root:
-	set -e; for s in $(UDEV_SUITES); do vmtest/build-udev-root.sh $$s; done
+	set -e; for s in $(UDEV_SUITES); do vmtest/build-root.sh udev $$s; done
 	rm -rf $(BUILD)/vm/install
 	$(MAKE) -s install DESTDIR=$(BUILD)/vm/install PREFIX=/usr >/dev/null
 

@@ -207,7 +207,7 @@ kbuild_roots() {
 	done
 	for suite in "${!need[@]}"; do
 		# shellcheck disable=SC2086 # one package a word
-		"$(dirname "$0")/build-root.sh" "$suite" ${need[$suite]}
+		"$(dirname "$0")/build-root.sh" kbuild "$suite" ${need[$suite]}
 	done
 }
 

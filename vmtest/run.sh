@@ -24,7 +24,7 @@
 # $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
 # column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
-# (vmtest/build-udev-root.sh SUITE) and `make install` in $BUILD/vm/install.
+# (vmtest/build-root.sh udev SUITE) and `make install` in $BUILD/vm/install.
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -54,7 +54,7 @@ total_pass=0 total_fail=0 failed_runs=()
 say() { printf 'vm: %s\n' "$*"; }
 
 # kernel accel root suites... -> path.  root: - for busybox alone, or a
-# base tree (vmtest/build-udev-root.sh) whose cpio goes first.
+# base tree (vmtest/build-root.sh udev) whose cpio goes first.
 make_initramfs() {
 	local kernel=$1 accel=$2 root=$3 stage l host_files=()
 	shift 3

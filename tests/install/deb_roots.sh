@@ -13,7 +13,7 @@
 # own, thrown away at the end):
 #   bookworm  the host's own / when the host is bookworm (this machine and
 #             CI), else a minbase debootstrap kept in $BUILD/deb-roots
-#   trixie    vmtest/build-root.sh's trixie root (gcc-14)
+#   trixie    vmtest/build-root.sh's kbuild trixie root (gcc-14)
 # Kernel: the cached test kernel of that suite, its headers bind-mounted
 # read-only at their Debian paths and `uname -r` reporting it (a chroot
 # shares the host's kernel): 6.12 (bookworm's) and 7.3 (trixie-backports',
@@ -46,7 +46,7 @@ if [ -z "${KMEM_RO_DEB_ROOTS_NS:-}" ]; then
 		ls "$BUILD/deb/${p}_${VERSION}_"*.deb >/dev/null 2>&1 ||
 			{ say "no $p package in $BUILD/deb: make deb" >&2; exit 1; }
 	done
-	"$top/vmtest/build-root.sh" trixie || exit 1
+	"$top/vmtest/build-root.sh" kbuild trixie || exit 1
 	KMEM_RO_DEB_ROOTS_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
 fi
 
