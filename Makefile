@@ -21,6 +21,7 @@
 #   make stress     the stress group (also part of check), its figures
 #                   appended to tests/vm/stress-results.txt
 #   make host-deps  a real host: build packages, its kernel headers, DKMS
+#                   (scripts/install-deps.sh host)
 #   make install    library, kmemctl, man pages, udev rule and group, the
 #                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
 #   make uninstall  removes what install installed
@@ -54,21 +55,22 @@ all: module lib tools
 # (libkmemdev/events.mk, read when its make starts) sees the result.
 # A package build (debian/rules) has its Build-Depends: NO_BUILD_DEPS=1.
 build-deps:
-	@$(if $(NO_BUILD_DEPS),:,DEPS=build vmtest/fetch-kernels.sh)
+	@$(if $(NO_BUILD_DEPS),:,scripts/install-deps.sh build)
 
 deps: build-deps
+	scripts/install-deps.sh all
 	KERNELS="$(MODULE_KERNELS)" vmtest/fetch-kernels.sh
 
 # A real host: build packages, the running kernel's headers and DKMS.
 host-deps:
-	HOST=1 vmtest/fetch-kernels.sh
+	scripts/install-deps.sh host
 
 ifneq ($(KDIR),)
 module: build-deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_FLAGS) modules
 else
 module: build-deps
-	DEPS=build KERNELS=$(DEFAULT_KERNEL) vmtest/fetch-kernels.sh
+	KERNELS=$(DEFAULT_KERNEL) vmtest/fetch-kernels.sh
 	vmtest/build-module.sh $(DEFAULT_KERNEL) driver $(BUILD)/$(DEFAULT_KERNEL) $(KBUILD_FLAGS) modules
 	@echo "module: built for the cached test kernel: $(BUILD)/$(DEFAULT_KERNEL)/driver/kmem_ro.ko"
 endif
@@ -169,7 +171,8 @@ stress: deps vm-binaries test-modules
 # and the test objects for it, the static kmemctl.
 KERNEL ?= $(DEFAULT_KERNEL)
 vm-kernel:
-	DEPS=demo KERNELS=$(KERNEL) vmtest/fetch-kernels.sh
+	scripts/install-deps.sh demo
+	KERNELS=$(KERNEL) vmtest/fetch-kernels.sh
 
 vm-module: vm-kernel
 	+vmtest/build-module.sh $(KERNEL) driver $(BUILD)/$(KERNEL) $(KBUILD_FLAGS) modules

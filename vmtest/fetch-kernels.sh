@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fetch the Debian test kernels (image, headers, kbuild) into a cache outside
-# the repository, and install the Debian packages the build and the VM
-# harness need.  Nothing is installed as a kernel and the machine's apt
-# sources are left alone.
+# the repository.  Nothing is installed as a kernel and the machine's apt
+# sources are left alone.  The packages the build and the VM harness need
+# are scripts/install-deps.sh's job (make deps runs both).
 #
-#   vmtest/fetch-kernels.sh            # warm cache: downloads nothing
-#   REFRESH=1 vmtest/fetch-kernels.sh  # re-resolve the metapackages
+#   vmtest/fetch-kernels.sh                      # 6.1 6.12; warm cache: downloads nothing
+#   KERNELS="6.1 6.12 7.3" vmtest/fetch-kernels.sh
+#   REFRESH=1 vmtest/fetch-kernels.sh            # re-resolve the metapackages
 #
 # Each kernel ends up in $KMEM_RO_CACHE/kernels/<series>/ with:
 #   root/      the dpkg -x tree (boot/vmlinuz-*, usr/src/linux-headers-*, ...)
@@ -27,46 +28,6 @@ set -euo pipefail
 CACHE=${KMEM_RO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kmem_ro}
 SERIES=${KERNELS:-"6.1 6.12"}
 
-# Build/test dependencies, by the command or file that proves they are there.
-declare -A NEED=(
-	[qemu-system-x86_64]=qemu-system-x86
-	[/bin/busybox]=busybox-static
-	[cpio]=cpio
-	[pahole]=dwarves
-	[sparse]=sparse
-	[pkg-config]=pkg-config
-	[/usr/include/check.h]=check
-	[/usr/lib/x86_64-linux-gnu/libsubunit.a]=libsubunit-dev
-	[/usr/include/bpf/btf.h]=libbpf-dev
-	[/usr/include/libnl3/netlink/genl/genl.h]=libnl-genl-3-dev
-	[/usr/include/gelf.h]=libelf-dev
-	[/usr/lib/x86_64-linux-gnu/libz.a]=zlib1g-dev
-	[gcc]=gcc
-	[make]=make
-	[bc]=bc
-	[flex]=flex
-	[bison]=bison
-	[strace]=strace
-	[/usr/lib/python3/dist-packages/drgn/__init__.py]=python3-drgn
-	[groff]=groff-base
-	[man]=man-db
-	[modinfo]=kmod
-	[debootstrap]=debootstrap
-	[/usr/lib32/libc.a]=gcc-multilib
-	[abidiff]=abigail-tools
-	[tmux]=tmux
-)
-
-# Only the VM suite and the man-page checks use these.
-TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
-	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux abigail-tools)
-# DEPS=build: only what compiling the module, libkmemdev and kmemctl needs
-# (make build-deps, before every compile), no kernel unless KERNELS names
-# one; DEPS=demo: that and what boots the demo VM (make demo, vm-shell).
-DEPS=${DEPS:-all}
-DEMO_ONLY=(qemu-system-x86 busybox-static cpio)
-[ "$DEPS" = all ] || SERIES=${KERNELS:-}
-
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 
 apt_updated=
@@ -75,37 +36,6 @@ apt_update_once() {
 	log "apt-get update"
 	apt-get update -qq >&2
 	apt_updated=1
-}
-
-install_deps() {
-	local missing=() what
-	for what in "${!NEED[@]}"; do
-		# a real host needs no emulator, test root or test tools
-		if [ -n "${HOST:-}" ] || [ "$DEPS" != all ]; then
-			if [[ " ${TEST_ONLY[*]} " == *" ${NEED[$what]} "* ]] &&
-			   ! { [ "$DEPS" = demo ] && [[ " ${DEMO_ONLY[*]} " == *" ${NEED[$what]} "* ]]; }; then
-				continue
-			fi
-		fi
-		if [[ $what == /* ]]; then
-			[ -e "$what" ] && continue
-		else
-			command -v "$what" >/dev/null 2>&1 && continue
-		fi
-		missing+=("${NEED[$what]}")
-	done
-	[ ${#missing[@]} -eq 0 ] && return
-	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-		log "missing packages (run as root on Debian): ${missing[*]}"
-		# A build as a user, or on another distribution, goes on: the
-		# compiler names what is really missing.
-		[ "$DEPS" = build ] && return
-		exit 1
-	fi
-	apt_update_once
-	log "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
 }
 
 # Newer suites through apt options alone: the machine's sources, lists and
@@ -303,21 +233,6 @@ fetch_source() {
 	}
 }
 
-install_deps
-# HOST=1: a real host builds and installs kmem_ro for its running kernel
-# (make host-deps): its headers and DKMS, and no test kernels.
-if [ -n "${HOST:-}" ]; then
-	pkgs=()
-	[ -e "/lib/modules/$(uname -r)/build/Makefile" ] || pkgs+=("linux-headers-$(uname -r)")
-	command -v dkms >/dev/null || pkgs+=(dkms)
-	if [ ${#pkgs[@]} -gt 0 ]; then
-		apt_update_once
-		log "installing ${pkgs[*]}"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "${pkgs[@]}" >&2
-	fi
-	exit 0
-fi
 [ -n "$SERIES" ] || exit 0
 mkdir -p "$CACHE/kernels"
 for s in $SERIES; do

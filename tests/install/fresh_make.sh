@@ -64,7 +64,7 @@ ls -l "$root/root/kmem_ro/libkmemdev/libkmemdev.so."* "$root/root/kmem_ro/tools/
 log=$BUILD/fresh-$suite.make.log
 # apt ran before the first compile.
 first_cc=$(grep -n -m 1 '^cc ' "$log" | cut -d: -f1)
-installed=$(grep -n -m 1 '^fetch-kernels: installing ' "$log" | cut -d: -f1)
+installed=$(grep -n -m 1 '^install-deps: installing ' "$log" | cut -d: -f1)
 [ -n "$installed" ] && [ -n "$first_cc" ] && [ "$installed" -lt "$first_cc" ] ||
 	{ echo "fresh-make: a compile started before the packages were installed"; exit 1; }
 # Events built in: libnl was there when libkmemdev decided.
