@@ -13,6 +13,7 @@
 #                   kmemctl info, sym, ps, struct, list, modules
 #   make vm-shell KERNEL=6.12   a shell in that VM, kmem_ro and kmemctl in it
 #   make check VM_SUITES=a,b    the VM suites a and b alone, nothing else
+#   make check-harness  the VM harness's own test (vmtest/README.md)
 #   make sparse     sparse + W=1 on every test kernel and sid's, fails on
 #                   any warning
 #   make bench      benchmarks in the VM, appended to bench/results.txt
@@ -134,6 +135,12 @@ check-vm: test-modules vm-binaries vm-root
 
 check:
 	@scripts/check.sh
+
+# The harness must be able to fail: guests that log a WARNING, leak an fd,
+# fail a suite or hang, each judged FAILED (vmtest/check-harness.sh, 6.12).
+check-harness:
+	@$(MAKE) -s vm-module KERNEL=6.12
+	vmtest/check-harness.sh
 
 # The packages of `make deb` installed with apt in a bookworm and a trixie
 # root, DKMS building the module for that root's kernel (6.12, 7.3), then
@@ -307,4 +314,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug bench fuzz stress demo clean abi-check abi-update

@@ -36,7 +36,7 @@ else
 	step make -s abi-check
 	step make -s check-deb
 	step make -s check-vm
-	step vmtest/check-harness.sh
+	step make -s check-harness
 fi
 
 read -r pass fail < <(grep -aE '^([a-z0-9/._-]+: )*[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |
