@@ -30,14 +30,6 @@ SERIES=${KERNELS:-"6.1 6.12"}
 
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 
-apt_updated=
-apt_update_once() {
-	[ -n "$apt_updated" ] && return
-	log "apt-get update"
-	apt-get update -qq >&2
-	apt_updated=1
-}
-
 # Newer suites through apt options alone: the machine's sources, lists and
 # preferences stay untouched, and nothing here is ever installed.
 APTDIR=$CACHE/apt
@@ -46,9 +38,21 @@ APT13=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$APTDIR/sourc
        -o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache"
        -o Dir::State::status=/dev/null -o APT::Architecture=amd64
        -o APT::Sandbox::User=root)
-apt13_updated=
-apt13_update_once() {
-	[ -n "$apt13_updated" ] && return
+# apt-get update for a series, once per run and configuration: the
+# machine's for bookworm's kernels, the private one for the rest.
+declare -A apt_updated=()
+apt_update_once() {
+	local series=$1 conf=private
+	case $series in
+	6.1|6.12) conf=machine ;;
+	esac
+	[ -n "${apt_updated[$conf]:-}" ] && return
+	if [ "$conf" = machine ]; then
+		log "apt-get update"
+		apt-get update -qq >&2
+		apt_updated[$conf]=1
+		return
+	fi
 	mkdir -p "$APTDIR/sources.list.d" "$APTDIR/preferences.d" \
 		 "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
 	cat >"$APTDIR/sources.list.d/debian.sources" <<-EOF
@@ -60,7 +64,7 @@ apt13_update_once() {
 	EOF
 	log "apt-get update (trixie, trixie-backports, sid)"
 	apt-get "${APT13[@]}" update -qq >&2
-	apt13_updated=1
+	apt_updated[$conf]=1
 }
 
 # apt-get/apt-cache for a series: the machine's for bookworm's kernels.
@@ -80,10 +84,7 @@ resolve() {
 	dep=$(apt_for apt-cache "$series" depends "$meta" 2>/dev/null |
 	      awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	if [ -z "$dep" ]; then
-		case $series in
-		6.1|6.12) apt_update_once ;;
-		*) apt13_update_once ;;
-		esac
+		apt_update_once "$series"
 		dep=$(apt_for apt-cache "$series" depends "$meta" 2>/dev/null |
 		      awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	fi
@@ -162,7 +163,7 @@ fetch_one() {
 		return
 	fi
 	[ -n "${REFRESH:-}" ] && [ "$series" != 6.1 ] && [ "$series" != 6.12 ] &&
-		apt13_update_once
+		apt_update_once "$series"
 	release=$(resolve "$series" "$(metapackage "$series")")   # 6.1.0-57-amd64
 	abi=${release%-amd64}                            # 6.1.0-57
 	# The series keeps its name when its suite moves on to a newer kernel.
@@ -225,10 +226,10 @@ fetch_source() {
 	log "$series: downloading $pkg"
 	case $series in
 	6.1|6.12) ;;
-	*) apt13_update_once; pkg=$pkg/trixie-backports ;;
+	*) apt_update_once "$series"; pkg=$pkg/trixie-backports ;;
 	esac
 	(cd "$work" && apt_for apt-get "$series" download -qq "$pkg" >&2) || {
-		[ "$series" = 6.1 ] || [ "$series" = 6.12 ] && apt_update_once
+		apt_update_once "$series"
 		(cd "$work" && apt_for apt-get "$series" download -qq "$pkg" >&2)
 	}
 }
