@@ -157,7 +157,9 @@ deb:
 # cold on 2 cores).  DEBUG_KERNEL=6.12 builds and runs 6.12's instead.
 # Sanitizers slow TCG down: more time and memory per group.
 check-debug:
-	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} $(MAKE) check-vm KERNELS=$(DEBUG_KERNEL)-debug
+	VM_TIMEOUT=$${VM_TIMEOUT:-3600} VM_MEM=$${VM_MEM:-2048} \
+		VM_RUN_RECORD=$${VM_RUN_RECORD:-$(CURDIR)/tests/vm/debug-results.txt} \
+		$(MAKE) check-vm KERNELS=$(DEBUG_KERNEL)-debug
 
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench

@@ -20,6 +20,8 @@
 # VM_RESULTS="GROUP=FILE ..." appends, after each run of GROUP, one dated
 # line to FILE made of the guest's "@@<GROUP in capitals> " lines
 # (vmtest/record.sh), e.g. VM_RESULTS=stress=tests/vm/stress-results.txt.
+# VM_RUN_RECORD=FILE appends one dated line for the whole run to FILE: its
+# commit, driver, kernels, counts and failed runs (make check-debug).
 # Inputs (built by `make check-vm`): $BUILD/<kernel>/driver/kmem_ro.ko,
 # $BUILD/<kernel>/testobj/kmem_ro_testobj.ko (known test objects) and
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
@@ -328,6 +330,12 @@ for pid in "${!pending[@]}"; do
 done
 
 echo "vm: ${total_pass} passed, ${total_fail} failed"
+if [ -n "${VM_RUN_RECORD:-}" ]; then
+	echo "date=$(date -u +%Y-%m-%d) commit=$VM_COMMIT driver=$VM_DRIVER_COMMIT" \
+	     "kernels=${KERNELS// /,} runs=${#runs[@]} passed=$total_pass failed=$total_fail" \
+	     "result=$([ ${#failed_runs[@]} -eq 0 ] && echo pass || echo fail)" \
+	     "failed_runs=$(IFS=,; echo "${failed_runs[*]:-none}")" >> "$VM_RUN_RECORD"
+fi
 if [ ${#failed_runs[@]} -gt 0 ]; then
 	say "failed runs: ${failed_runs[*]}"
 	exit 1
