@@ -24,16 +24,18 @@ struct kmem_ro_ram {
 	struct kmem_ro_pfns pfns[];
 };
 
+struct kmem_ro_range;
 struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last);
+int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count);
 bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_online(unsigned long pfn);
-bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram);
 struct kmem_ro_pt_memo;
 int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 			 struct kmem_ro_pt_memo *memo,
 			 unsigned long *pfn, unsigned int *level);
+bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
@@ -82,10 +84,15 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram, int *err);
 int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
-long kmem_ro_readv_ioctl(void __user *uarg);
-long kmem_ro_walk_ioctl(void __user *uarg);
+long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_walk_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
-long kmem_ro_probe_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
+long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_enable_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_disable_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_del_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_stats_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_list_ioctl(struct file *file, void __user *uarg);
 void kmem_ro_probe_release(struct file *file);
 int kmem_ro_probe_init(void);
 void kmem_ro_probe_exit(void);
@@ -106,8 +113,11 @@ int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 		    u64 usize);
 
-int kmem_ro_info_init(void);
-long kmem_ro_info_ioctl(void __user *uarg);
+long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls);
+
+/* The kernel text, found at load (ktext.c). */
+int kmem_ro_text_init(void);
+void kmem_ro_text_range(unsigned long *start, unsigned long *end);
 void kmem_ro_text_pfns(unsigned long *start, unsigned long *end);
 
 struct vm_area_struct;

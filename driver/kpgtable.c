@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmem_ro - the kernel page-table entry behind a kernel virtual address.
+ * kmem_ro - the kernel page-table entry behind a kernel virtual address,
+ * and whether the direct map still maps a RAM page.
  *
  * The walk reads the tables itself, as /proc/kcore's vread() never has to
  * (kcore reads vmalloc through the vmap_area list, which a module cannot
@@ -122,4 +123,31 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 	*level = PG_LEVEL_4K;
 	*pfn = pte_pfn(__pte(val));
 	return 0;
+}
+
+/**
+ * kmem_ro_page_readable() - may this RAM page be read?
+ * @pfn: a page known to be System RAM
+ * @level: returns the level of the direct-map entry (PG_LEVEL_4K, ...)
+ *
+ * memfd_secret pages and pages unmapped by debug_pagealloc or on a memory
+ * error are missing from the direct map; offline and poisoned pages must
+ * not be touched at all.  The direct map's own tables are checked against
+ * the current RAM list (kmem_ro_kernel_entry()).
+ *
+ * Return: true if the kernel itself can read the page.
+ */
+bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
+{
+	struct kmem_ro_ram *ram;
+	unsigned long mapped;
+	bool ok;
+
+	if (!kmem_ro_page_online(pfn))
+		return false;
+	ram = kmem_ro_ram_current();
+	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, NULL, &mapped, level) &&
+	     mapped == pfn;
+	kmem_ro_ram_put(ram);
+	return ok;
 }

@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/security.h>
 
 #include <kmem_ro.h>
@@ -54,68 +55,115 @@ static int kmem_ro_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-#define KMEM_RO_IOC_SIZE_BITS	(_IOC_SIZEMASK << _IOC_SIZESHIFT)
-
-/* Every ioctl, and the smallest struct size its command may encode. */
-static const struct {
+/**
+ * struct kmem_ro_ioctl - one ioctl: its command, size rule and handler
+ * @cmd: the command as this driver's uapi/kmem_ro.h spells it
+ * @ver0_size: the smallest struct size the command may encode: its
+ *	_SIZE_VER0, the first published layout
+ * @func: the handler; it takes its argument with kmem_ro_arg_in() and
+ *	returns 0 or a negative errno documented in uapi/kmem_ro.h
+ */
+struct kmem_ro_ioctl {
 	unsigned int cmd;
 	unsigned int ver0_size;
-} kmem_ro_ioctls[] = {
-	{ KMEM_RO_IOC_INFO, KMEM_RO_INFO_SIZE_VER0 },
-	{ KMEM_RO_IOC_READV, KMEM_RO_READV_SIZE_VER0 },
-	{ KMEM_RO_IOC_WALK, KMEM_RO_WALK_SIZE_VER0 },
-	{ KMEM_RO_IOC_PAGEMAP, KMEM_RO_PAGEMAP_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_ADD, KMEM_RO_PROBE_ADD_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_IDS_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0 },
-	{ KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0 },
-	{ KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0 },
+	long (*func)(struct file *file, void __user *uarg);
 };
+
+#define KMEM_RO_IOCTL(ioctl, size, handler)					\
+	[_IOC_NR(ioctl)] = { .cmd = ioctl, .ver0_size = size, .func = handler }
+
+static long kmem_ro_info(struct file *file, void __user *uarg);
+
+/*
+ * Every ioctl, indexed by _IOC_NR() as drm_ioctls[] is.  This table alone
+ * says which ioctls exist: kmem_ro_ioctl() dispatches through it, checks
+ * each command's size rule against it, and INFO's ioctls mask is read
+ * from it (kmem_ro_ioctl_mask()).
+ *
+ * Adding an ioctl:
+ * 1. uapi/kmem_ro.h: its struct (__u64 size first, flags, reserved fields
+ *    that must be zero, user pointers as __u64, same layout on i386), its
+ *    _SIZE_VER0, its errnos, and its command: _IOWR(KMEM_RO_IOC_MAGIC, nr,
+ *    struct) with an nr below 64 (INFO's mask is a __u64) that no line
+ *    below uses (a taken nr fails the W=1 build: -Woverride-init).
+ * 2. Its handler, long fn(struct file *, void __user *), in the file of
+ *    its capability, declared in internal.h, with kernel-doc; it reads its
+ *    argument with kmem_ro_arg_in(..., its _SIZE_VER0, ...) and writes it
+ *    back with kmem_ro_arg_out().
+ * 3. One KMEM_RO_IOCTL() line below, in nr order.  That line is its
+ *    dispatch, its size rule and its bit in INFO's ioctls mask: nothing
+ *    else in the driver lists ioctls.
+ * 4. A new capability also gets a KMEM_RO_FEAT_* bit (uapi, info.c).
+ * 5. Outside the driver: its libkmemdev call; the name in kmemctl info
+ *    (tools/src/info.c); the tests' own lists, kept apart on purpose so
+ *    that they check this table (tests/vm/info_test.c iocs[],
+ *    tests/vm/ioctl_abi_test.c ioctls[], tests/vm/fuzz_test.c); in-VM
+ *    tests of its happy path and of each errno; docs/abi.md's errno
+ *    table and man/kmem_ro.4.
+ */
+static const struct kmem_ro_ioctl kmem_ro_ioctls[] = {
+	KMEM_RO_IOCTL(KMEM_RO_IOC_INFO, KMEM_RO_INFO_SIZE_VER0, kmem_ro_info),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_READV, KMEM_RO_READV_SIZE_VER0, kmem_ro_readv_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_WALK, KMEM_RO_WALK_SIZE_VER0, kmem_ro_walk_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PAGEMAP, KMEM_RO_PAGEMAP_SIZE_VER0, kmem_ro_pagemap_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_ADD, KMEM_RO_PROBE_ADD_SIZE_VER0,
+		      kmem_ro_probe_add_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_ENABLE, KMEM_RO_PROBE_IDS_SIZE_VER0,
+		      kmem_ro_probe_enable_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_IDS_SIZE_VER0,
+		      kmem_ro_probe_disable_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0,
+		      kmem_ro_probe_del_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0,
+		      kmem_ro_probe_stats_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0,
+		      kmem_ro_probe_list_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0,
+		      kmem_ro_events_snapshot_ioctl),
+};
+
+/* Bit (1 << _IOC_NR(cmd)) of every ioctl in the table. */
+static u64 kmem_ro_ioctl_mask(void)
+{
+	u64 mask = 0;
+	unsigned int nr;
+
+	BUILD_BUG_ON(ARRAY_SIZE(kmem_ro_ioctls) > BITS_PER_TYPE(mask));
+	for (nr = 0; nr < ARRAY_SIZE(kmem_ro_ioctls); nr++)
+		if (kmem_ro_ioctls[nr].func)
+			mask |= BIT_ULL(nr);
+	return mask;
+}
+
+/* INFO reports the table: handed its mask, info.c need not know it. */
+static long kmem_ro_info(struct file *file, void __user *uarg)
+{
+	return kmem_ro_info_ioctl(uarg, kmem_ro_ioctl_mask());
+}
+
+#define KMEM_RO_IOC_SIZE_BITS	(_IOC_SIZEMASK << _IOC_SIZESHIFT)
 
 /*
  * An ioctl is known by its type, number and direction, as drm_ioctl()
  * does: the size _IOWR() encodes is that of the caller's header, which
- * may be older or newer than ours.  The struct's own size field says what
- * the caller passed (kmem_ro_arg_in()).  Return: the command as this
- * driver's header spells it, or 0.
+ * may be older or newer than ours, but not below the first published
+ * layout.  The struct's own size field says what the caller passed
+ * (kmem_ro_arg_in()).
  */
-static unsigned int kmem_ro_ioctl_cmd(unsigned int cmd)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(kmem_ro_ioctls); i++) {
-		unsigned int known = kmem_ro_ioctls[i].cmd;
-
-		if ((cmd & ~KMEM_RO_IOC_SIZE_BITS) == (known & ~KMEM_RO_IOC_SIZE_BITS) &&
-		    _IOC_SIZE(cmd) >= kmem_ro_ioctls[i].ver0_size)
-			return known;
-	}
-	return 0;
-}
-
 static long kmem_ro_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
-	void __user *uarg = (void __user *)arg;
+	const struct kmem_ro_ioctl *ioctl;
+	unsigned int nr = _IOC_NR(cmd);
 
-	cmd = kmem_ro_ioctl_cmd(cmd);
-	switch (cmd) {
-	case KMEM_RO_IOC_INFO:
-		return kmem_ro_info_ioctl(uarg);
-	case KMEM_RO_IOC_READV:
-		return kmem_ro_readv_ioctl(uarg);
-	case KMEM_RO_IOC_WALK:
-		return kmem_ro_walk_ioctl(uarg);
-	case KMEM_RO_IOC_PAGEMAP:
-		return kmem_ro_pagemap_ioctl(file, uarg);
-	case KMEM_RO_IOC_EVENTS_SNAPSHOT:
-		return kmem_ro_events_snapshot_ioctl(file, uarg);
-	case 0:
+	if (nr >= ARRAY_SIZE(kmem_ro_ioctls))
 		return -ENOTTY;
-	}
-	return kmem_ro_probe_ioctl(file, cmd, uarg);
+	ioctl = &kmem_ro_ioctls[array_index_nospec(nr, ARRAY_SIZE(kmem_ro_ioctls))];
+	if (!ioctl->func ||
+	    (cmd & ~KMEM_RO_IOC_SIZE_BITS) != (ioctl->cmd & ~KMEM_RO_IOC_SIZE_BITS) ||
+	    _IOC_SIZE(cmd) < ioctl->ver0_size)
+		return -ENOTTY;
+	return ioctl->func(file, (void __user *)arg);
 }
 
 static const struct file_operations kmem_ro_fops = {
@@ -139,7 +187,7 @@ static int __init kmem_ro_init(void)
 {
 	int err;
 
-	err = kmem_ro_info_init();
+	err = kmem_ro_text_init();
 	if (err)
 		return err;
 	err = kmem_ro_ram_init();

@@ -801,7 +801,14 @@ static void kmem_ro_probe_add_undo(struct kmem_ro_probe_set *set,
 	kmem_ro_probe_delete(set, p, k);
 }
 
-static long kmem_ro_probe_add(struct file *file, void __user *uarg)
+/**
+ * kmem_ro_probe_add_ioctl() - KMEM_RO_IOC_PROBE_ADD
+ * @file: the open device, which owns the probes
+ * @uarg: user pointer to struct kmem_ro_probe_add
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg)
 {
 	struct kmem_ro_probe_spec __user *uspecs;
 	struct kmem_ro_probe_made *made = NULL;
@@ -1295,7 +1302,14 @@ static bool kmem_ro_probe_list_step(struct kmem_ro_probe_set *own, struct kmem_r
 	return ended;
 }
 
-static long kmem_ro_probe_list(struct file *file, void __user *uarg)
+/**
+ * kmem_ro_probe_list_ioctl() - KMEM_RO_IOC_PROBE_LIST
+ * @file: the open device, whose probes are listed first
+ * @uarg: user pointer to struct kmem_ro_probe_list
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_list_ioctl(struct file *file, void __user *uarg)
 {
 	struct kmem_ro_probe_cursor cur = { .serial = U64_MAX };
 	struct kmem_ro_probe_info __user *ubuf;
@@ -1535,31 +1549,51 @@ void kmem_ro_probe_exit(void)
 }
 
 /**
- * kmem_ro_probe_ioctl() - the KMEM_RO_IOC_PROBE_* ioctls
+ * kmem_ro_probe_enable_ioctl() - KMEM_RO_IOC_PROBE_ENABLE
  * @file: the open device, which owns the probes
- * @cmd: ioctl number
- * @uarg: user pointer to the command's struct
+ * @uarg: user pointer to struct kmem_ro_probe_ids
  *
- * Return: 0 or a negative errno as documented in uapi/kmem_ro.h,
- * -ENOIOCTLCMD for another command.
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
  */
-long kmem_ro_probe_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
+long kmem_ro_probe_enable_ioctl(struct file *file, void __user *uarg)
 {
-	switch (cmd) {
-	case KMEM_RO_IOC_PROBE_ADD:
-		return kmem_ro_probe_add(file, uarg);
-	case KMEM_RO_IOC_PROBE_ENABLE:
-		return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_ENABLE);
-	case KMEM_RO_IOC_PROBE_DISABLE:
-		return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_DISABLE);
-	case KMEM_RO_IOC_PROBE_DEL:
-		return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_DEL);
-	case KMEM_RO_IOC_PROBE_STATS:
-		return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_STATS);
-	case KMEM_RO_IOC_PROBE_LIST:
-		return kmem_ro_probe_list(file, uarg);
-	}
-	return -ENOIOCTLCMD;
+	return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_ENABLE);
+}
+
+/**
+ * kmem_ro_probe_disable_ioctl() - KMEM_RO_IOC_PROBE_DISABLE
+ * @file: the open device, which owns the probes
+ * @uarg: user pointer to struct kmem_ro_probe_ids
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_disable_ioctl(struct file *file, void __user *uarg)
+{
+	return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_DISABLE);
+}
+
+/**
+ * kmem_ro_probe_del_ioctl() - KMEM_RO_IOC_PROBE_DEL
+ * @file: the open device, which owns the probes
+ * @uarg: user pointer to struct kmem_ro_probe_ids
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_del_ioctl(struct file *file, void __user *uarg)
+{
+	return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_DEL);
+}
+
+/**
+ * kmem_ro_probe_stats_ioctl() - KMEM_RO_IOC_PROBE_STATS
+ * @file: the open device, which owns the probes
+ * @uarg: user pointer to struct kmem_ro_probe_ids
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_stats_ioctl(struct file *file, void __user *uarg)
+{
+	return kmem_ro_probe_ids_ioctl(file, uarg, PROBE_STATS);
 }
 
 /**

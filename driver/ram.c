@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmem_ro - which physical pages may be read: System RAM, online, not
- * poisoned, accepted, outside the GART aperture, and present in the
- * kernel's own direct map.  These are the checks read_kcore_iter() makes
- * on a RAM page (6.1 and 6.12), plus the direct-map one kcore gets from
- * copy_from_kernel_nofault() of the direct-map address; docs/security.md
- * lists them side by side.
+ * kmem_ro - where System RAM is, and which physical pages may be read:
+ * System RAM, online, not poisoned, accepted, outside the GART aperture.
+ * These are the checks read_kcore_iter() makes on a RAM page (6.1 and
+ * 6.12); the direct-map one kcore gets from copy_from_kernel_nofault() of
+ * the direct-map address is kpgtable.c's.  docs/security.md lists them
+ * side by side.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/efi.h>
 #include <linux/ioport.h>
 #include <linux/memory_hotplug.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/page-flags.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <asm/gart.h>
+
+#include <kmem_ro.h>
 
 #include "compat.h"
 #include "internal.h"
@@ -40,19 +44,77 @@ static bool kmem_ro_unaccepted;
 static struct kmem_ro_ram __rcu *kmem_ro_ram_now;
 static DEFINE_MUTEX(kmem_ro_ram_lock);	/* serialises refreshes */
 
-/* Whole pages only: a page partly outside System RAM is not RAM. */
+/*
+ * One walk of the top-level "System RAM" of /proc/iomem, as
+ * walk_system_ram_res() (not exported) finds it, clipped to the range
+ * asked for: it counts them all and keeps the first @cap, in bytes.
+ */
+struct kmem_ro_ram_walk {
+	struct kmem_ro_range *ranges;
+	u32 cap;
+	u32 count;
+};
+
 static int kmem_ro_ram_add(struct resource *res, void *arg)
 {
-	struct kmem_ro_ram **ram = arg;
-	unsigned long start = PFN_UP(res->start), end = PFN_DOWN(res->end + 1);
-	struct kmem_ro_ram *r = *ram;
+	struct kmem_ro_ram_walk *walk = arg;
 
-	if (start >= end)
-		return 0;
-	if (r->nr < r->cap)
-		r->pfns[r->nr] = (struct kmem_ro_pfns){ start, end };
-	r->nr++;
+	if (walk->count < walk->cap) {
+		walk->ranges[walk->count].start = res->start;
+		walk->ranges[walk->count].end = res->end + 1;
+	}
+	walk->count++;
 	return 0;
+}
+
+/*
+ * Up to @max ranges of System RAM within bytes [@start, @end], all of them
+ * counted, whatever their number.  Gathered into a kernel buffer (kvfree()
+ * walk->ranges), sized by a counting walk, again if hotplug added ranges
+ * in between: the walk holds the resource lock, under which neither
+ * copy_to_user() nor a sleeping allocation may run.
+ */
+static int kmem_ro_ram_walk(u64 start, u64 end, u32 max, struct kmem_ro_ram_walk *walk)
+{
+	u32 want;
+
+	for (;;) {
+		walk->count = 0;
+		walk_iomem_res_desc(IORES_DESC_NONE,
+				    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
+				    start, end, walk, kmem_ro_ram_add);
+		want = min(walk->count, max);
+		if (want <= walk->cap)
+			return 0;
+		kvfree(walk->ranges);
+		walk->ranges = kvcalloc(want, sizeof(*walk->ranges), GFP_KERNEL);
+		if (!walk->ranges)
+			return -ENOMEM;
+		walk->cap = want;
+	}
+}
+
+/**
+ * kmem_ro_ram_ranges() - all System RAM in bytes, for KMEM_RO_IOC_INFO
+ * @uranges: user array of @cap ranges
+ * @cap: how many @uranges holds; 0 only counts
+ * @count: returns how many ranges there are, even beyond @cap
+ *
+ * Return: 0, -ENOMEM or -EFAULT.
+ */
+int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count)
+{
+	struct kmem_ro_ram_walk walk = { };
+	u32 want;
+	int err;
+
+	err = kmem_ro_ram_walk(0, -1, cap, &walk);
+	want = min(walk.count, cap);
+	if (!err && want && copy_to_user(uranges, walk.ranges, want * sizeof(*walk.ranges)))
+		err = -EFAULT;
+	*count = walk.count;
+	kvfree(walk.ranges);
+	return err;
 }
 
 /**
@@ -69,28 +131,31 @@ static int kmem_ro_ram_add(struct resource *res, void *arg)
  */
 struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last)
 {
-	u64 start = PFN_PHYS(first), end = PFN_PHYS(last) - 1;
-	struct kmem_ro_ram *ram = NULL;
-	unsigned int cap = 8;
+	struct kmem_ro_ram_walk walk = { };
+	struct kmem_ro_ram *ram;
+	unsigned long start, end;
+	unsigned int i;
 
-	for (;;) {
-		ram = kzalloc(struct_size(ram, pfns, cap), GFP_KERNEL);
-		if (!ram)
-			return ERR_PTR(-ENOMEM);
-		ram->cap = cap;
-		walk_iomem_res_desc(IORES_DESC_NONE,
-				    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY,
-				    start, end, &ram, kmem_ro_ram_add);
-		if (ram->nr <= cap)
-			break;
-		cap = ram->nr;	/* grew between the walks: size and retry */
-		kfree(ram);
+	if (kmem_ro_ram_walk(PFN_PHYS(first), PFN_PHYS(last) - 1, U32_MAX, &walk))
+		return ERR_PTR(-ENOMEM);
+	ram = kzalloc(struct_size(ram, pfns, walk.count), GFP_KERNEL);
+	if (!ram)
+		goto out;
+	ram->cap = walk.count;
+	for (i = 0; i < walk.count; i++) {
+		/* whole pages only: a page partly outside System RAM is not RAM */
+		start = PFN_UP(walk.ranges[i].start);
+		end = PFN_DOWN(walk.ranges[i].end);
+		if (start < end)
+			ram->pfns[ram->nr++] = (struct kmem_ro_pfns){ start, end };
 	}
 	if (!ram->nr) {
 		kfree(ram);
-		return ERR_PTR(-EINVAL);
+		ram = ERR_PTR(-EINVAL);
 	}
-	return ram;
+out:
+	kvfree(walk.ranges);
+	return ram ?: ERR_PTR(-ENOMEM);
 }
 
 static void kmem_ro_ram_release(struct kref *ref)
@@ -210,33 +275,6 @@ int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
 	if (!kmem_ro_ram_contains(ram, pfn, 1))
 		return -ENXIO;
 	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
-}
-
-/**
- * kmem_ro_page_readable() - may this RAM page be read?
- * @pfn: a page known to be System RAM
- * @level: returns the level of the direct-map entry (PG_LEVEL_4K, ...)
- *
- * memfd_secret pages and pages unmapped by debug_pagealloc or on a memory
- * error are missing from the direct map; offline and poisoned pages must
- * not be touched at all.  The direct map's own tables are checked against
- * the current RAM list (kmem_ro_kernel_entry()).
- *
- * Return: true if the kernel itself can read the page.
- */
-bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
-{
-	struct kmem_ro_ram *ram;
-	unsigned long mapped;
-	bool ok;
-
-	if (!kmem_ro_page_online(pfn))
-		return false;
-	ram = kmem_ro_ram_current();
-	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, NULL, &mapped, level) &&
-	     mapped == pfn;
-	kmem_ro_ram_put(ram);
-	return ok;
 }
 
 /* The aperture as aperture_64.c finds it: northbridge 0's GART registers. */

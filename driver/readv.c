@@ -175,12 +175,13 @@ result_fault:
 
 /**
  * kmem_ro_readv_ioctl() - KMEM_RO_IOC_READV
+ * @file: the open device (unused: reads belong to no file)
  * @uarg: user pointer to struct kmem_ro_readv
  *
  * Return: 0 (see @done for how far it got) or a negative errno as
  * documented in uapi/kmem_ro.h.
  */
-long kmem_ro_readv_ioctl(void __user *uarg)
+long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 {
 	/* written before read, and only what was written goes out */
 	struct kmem_ro_iov stack_iov[KMEM_RO_READV_STACK_IOVS] __uninitialized;

@@ -205,12 +205,13 @@ static int kmem_ro_walk_check(const struct kmem_ro_walk *w,
 
 /**
  * kmem_ro_walk_ioctl() - KMEM_RO_IOC_WALK
+ * @file: the open device (unused: reads belong to no file)
  * @uarg: user pointer to struct kmem_ro_walk
  *
  * Return: 0 (the walk's own outcome is in @status) or a negative errno as
  * documented in uapi/kmem_ro.h.
  */
-long kmem_ro_walk_ioctl(void __user *uarg)
+long kmem_ro_walk_ioctl(struct file *file, void __user *uarg)
 {
 	/* written before read, and only what was written goes out */
 	u64 batch[KMEM_RO_WALK_BATCH / sizeof(u64)] __uninitialized;

@@ -770,6 +770,22 @@ START_TEST(unknown_numbers_are_enotty)
 }
 END_TEST
 
+/* INFO's mask names exactly the ioctls above: the ones that answer. */
+START_TEST(ioctls_mask_is_every_ioctl)
+{
+	struct kmem_ro_info info;
+	uint64_t want = 0;
+	int fd = vt_open_dev();
+
+	for (size_t i = 0; i < sizeof(iocs) / sizeof(iocs[0]); i++)
+		want |= 1ULL << _IOC_NR(iocs[i].cmd);
+	ck_assert_int_eq(vt_info(fd, &info, NULL, 0), 0);
+	ck_assert_msg(info.ioctls == want, "ioctls %#llx, want %#llx",
+		      (unsigned long long)info.ioctls, (unsigned long long)want);
+	close(fd);
+}
+END_TEST
+
 #undef EXPECT
 
 /* ---- libkmemdev and kmemctl over the real driver ---- */
@@ -914,6 +930,7 @@ static Suite *info_suite(void)
 	tcase_add_loop_test(tc, every_ioctl_flags_and_reserved, 0, sizeof(iocs) / sizeof(iocs[0]));
 	tcase_add_loop_test(tc, every_ioctl_number_rules, 0, sizeof(iocs) / sizeof(iocs[0]));
 	tcase_add_test(tc, unknown_numbers_are_enotty);
+	tcase_add_test(tc, ioctls_mask_is_every_ioctl);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("library");

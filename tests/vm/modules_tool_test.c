@@ -141,6 +141,26 @@ START_TEST(errors_are_one_line)
 }
 END_TEST
 
+/* --json and --help mean the same before the verb as after it. */
+START_TEST(json_and_help_are_global)
+{
+	static char after[sizeof(out)];
+
+	ck_assert_msg(kmemctl("modules --json") == 0, "%s", err);
+	strcpy(after, out);
+	ck_assert_msg(kmemctl("--json modules") == 0, "%s", err);
+	ck_assert_str_eq(out, after);
+	ck_assert_msg(kmemctl("-j modules") == 0, "%s", err);
+	ck_assert_str_eq(out, after);
+	ck_assert_int_eq(kmemctl("modules --help"), 0);
+	strcpy(after, out);
+	ck_assert_int_eq(kmemctl("--help modules"), 0);
+	ck_assert_str_eq(out, after);
+	ck_assert_int_eq(kmemctl("-h"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Verbs:"));
+}
+END_TEST
+
 static void no_device(void)
 {
 	unload_kmem_ro();
@@ -167,6 +187,7 @@ int main(void)
 	tcase_add_test(tc, modules_match_proc);
 	tcase_add_test(tc, load_and_unload_seen);
 	tcase_add_test(tc, errors_are_one_line);
+	tcase_add_test(tc, json_and_help_are_global);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("kcore");

@@ -42,7 +42,7 @@ _kmemctl()
 
 	if [ -z "$verb" ]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--device --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "--device --json --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$verbs" -- "$cur"))
 		fi

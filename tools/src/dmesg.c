@@ -7,7 +7,6 @@
  * printk_info, the text in the data ring after its block's id.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,33 +233,19 @@ static void walk(const struct layout *l, const struct ring *r, struct json *j)
 
 int kmemctl_dmesg(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	static const struct kmemctl_cli cli = { .verb = "dmesg", .help = help };
 	struct ring r = { 0 };
 	struct ktypes kt = { 0 };
 	struct layout l;
 	struct kmemdev *h = NULL;
 	struct json j;
-	bool json = false;
-	int c, err, rc = KMEMCTL_EXIT_ERROR;
+	bool json;
+	int err, rc;
 
-	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("dmesg", argc, argv, 0, 0, NULL))
-		return KMEMCTL_EXIT_USAGE;
+	rc = kmemctl_parse(ctx, &cli, argc, argv, NULL, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	rc = KMEMCTL_EXIT_ERROR;
 	err = ktypes_load(&kt);
 	if (err) {
 		kmemctl_err(KMEMDEV_OP_BTF, err, "dmesg: load BTF");

@@ -102,56 +102,40 @@ static void progress(uint64_t done, uint64_t total, bool last)
 
 int kmemctl_dump(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "json",   no_argument,       NULL, 'j' },
-		{ "help",   no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct dump_opts {
+		const char *file;
+	} o = { NULL };
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_STR("output", 'o', struct dump_opts, file),
+		{ NULL }
 	};
-	const char *file = NULL, *expr;
+	static const struct kmemctl_cli cli = {
+		.verb = "dump", .help = help, .opts = opts, .max = -1,
+	};
+	const char *file, *expr;
 	unsigned char *buf = NULL;
 	struct kmemdev *h = NULL;
 	uint64_t addr, len, done = 0, t0, shown = 0;
-	bool json = false, tty, to_stdout;
-	int c, err, fd = -1, rc = KMEMCTL_EXIT_ERROR;
+	bool json, tty, to_stdout;
+	int err, fd = -1, rc;
 	char what[128];
 
-	while ((c = getopt_long(argc, argv, ":o:jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			file = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("dump", argc, argv, 2, 2,
-			     argc == optind ? "ADDR and LEN" : "LEN"))
+	rc = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	file = o.file;
+	rc = KMEMCTL_EXIT_ERROR;
+	if (kmemctl_addr_len("dump", argc, argv, INT64_MAX, "from 1 byte", &len))
 		return KMEMCTL_EXIT_USAGE;
 	if (!file || !*file)
 		return kmemctl_usage_err("dump: missing -o FILE");
 	expr = argv[optind];
-	err = parse_size(argv[optind + 1], 1, INT64_MAX, &len);
-	if (err)
-		return kmemctl_usage_err("dump: bad LEN '%.40s': %s",
-					 argv[optind + 1], err == -ERANGE ?
-					 "from 1 byte" : "decimal or 0x hex, "
-					 "K/M/G/T suffix");
 	to_stdout = !strcmp(file, "-");
 	if (to_stdout && json)
 		return kmemctl_usage_err("dump: --json reports on stdout: not "
 					 "with -o -");
 
-	h = mem_open(ctx, "dump");
-	if (!h)
-		return KMEMCTL_EXIT_ERROR;
-	rc = parse_addr_or_fail(h, "dump", expr, &addr);
+	rc = mem_open_at(ctx, "dump", expr, &h, &addr);
 	if (rc)
 		goto out;
 	rc = KMEMCTL_EXIT_ERROR;

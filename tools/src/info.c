@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmemctl info: what the driver reports about itself and the kernel. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -224,38 +223,30 @@ static void print_json(const char *device, const struct kmem_ro_info *in,
 	json_object_end(&j);
 }
 
+static void help(void)
+{
+	printf("Usage: kmemctl [--device PATH] info [--json]\n"
+	       "Print the driver's ABI version, features and "
+	       "the kernel memory layout.\n"
+	       "  -j, --json  one JSON object; addresses and "
+	       "masks as \"0x...\" strings, sizes as integers\n");
+}
+
 int kmemctl_info(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_cli cli = {
+		.verb = "info", .help = help, .in_order = true,
 	};
 	struct kmem_ro_range *ram = NULL;
 	KMEMDEV_ARG(kmem_ro_info, info);
 	struct kmemdev *h;
-	bool json = false;
 	unsigned int nr;
-	int c, err;
+	bool json;
+	int err;
 
-	while ((c = getopt_long(argc, argv, "+:jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			printf("Usage: kmemctl [--device PATH] info [--json]\n"
-			       "Print the driver's ABI version, features and "
-			       "the kernel memory layout.\n"
-			       "  -j, --json  one JSON object; addresses and "
-			       "masks as \"0x...\" strings, sizes as integers\n");
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("info", argc, argv, 0, 0, NULL))
-		return KMEMCTL_EXIT_USAGE;
+	err = kmemctl_parse(ctx, &cli, argc, argv, NULL, &json);
+	if (err != KMEMCTL_PARSED)
+		return err;
 
 	h = kmemctl_open(ctx);
 	if (!h)

@@ -368,18 +368,26 @@ static int parse_head(struct kmemdev *h, const struct list *l,
 	return KMEMCTL_EXIT_OK;
 }
 
+struct list_opts {
+	const char *fields;	/* --fields */
+	const char *node_expr;	/* --node */
+	bool hlist;		/* --hlist */
+};
+
 int list_verb(const struct kmemctl *ctx, int argc, char **argv,
 	      enum list_shape shape, void (*help_fn)(void))
 {
-	static const struct option longopts[] = {
-		{ "fields", required_argument, NULL, 'f' },
-		{ "node",   required_argument, NULL, 'n' },
-		{ "json",   no_argument,       NULL, 'j' },
-		{ "hlist",  no_argument,       NULL, 'H' },
-		{ "help",   no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_STR("fields", 'f', struct list_opts, fields),
+		KMEMCTL_STR("node", 'n', struct list_opts, node_expr),
+		KMEMCTL_FLAG("hlist", 'H', struct list_opts, hlist),
+		{ NULL }
 	};
-	const char *fields = NULL, *node_expr = NULL, *head_expr = NULL;
+	const struct kmemctl_cli cli = {
+		.verb = argv[0], .help = help_fn, .opts = opts, .max = -1,
+	};
+	struct list_opts o = { NULL };
+	const char *fields, *node_expr, *head_expr = NULL;
 	struct kvalue kv = { .max_depth = -1, .f = stdout };
 	struct ktypes kt = { 0 };
 	struct list l = { .verb = argv[0], .shape = shape };
@@ -387,38 +395,23 @@ int list_verb(const struct kmemctl *ctx, int argc, char **argv,
 	unsigned char *all = NULL;
 	struct kmemdev *h = NULL;
 	uint64_t head, node = 0;
-	bool json = false;
+	bool json;
 	char what[160];
-	int c, err, rc;
+	int err, rc;
 	uint32_t total;
 
-	while ((c = getopt_long(argc, argv, ":f:n:jHh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			fields = optarg;
-			break;
-		case 'n':
-			if (shape == LIST_TREE)
-				return kmemctl_usage_err("tree: no --node: a "
-							 "tree is walked from "
-							 "its root");
-			node_expr = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'H':
-			if (shape == LIST_TREE)
-				return kmemctl_usage_err("tree: no --hlist");
-			l.shape = LIST_HLIST;
-			break;
-		case 'h':
-			help_fn();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
+	rc = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	fields = o.fields;
+	node_expr = o.node_expr;
+	if (shape == LIST_TREE && node_expr)
+		return kmemctl_usage_err("tree: no --node: a tree is walked from "
+					 "its root");
+	if (shape == LIST_TREE && o.hlist)
+		return kmemctl_usage_err("tree: no --hlist");
+	if (o.hlist)
+		l.shape = LIST_HLIST;
 	if (optind >= argc)
 		return kmemctl_usage_err("%s: missing TYPE.MEMBER", l.verb);
 	if (!node_expr && argc - optind < 2)

@@ -63,9 +63,11 @@ static void usage(FILE *f)
 			verbs[i].help);
 	fprintf(f,
 		"\n"
-		"Options:\n"
+		"Options (-j and -h also after the verb):\n"
 		"  -d, --device PATH  device node (default %s)\n"
-		"  -h, --help         show this help and exit\n"
+		"  -j, --json         JSON output, for verbs that print data\n"
+		"  -h, --help         show this help, or with a VERB its help, "
+		"and exit\n"
 		"  -V, --version      show the version and exit\n"
 		"\n"
 		"Numbers are decimal or 0x hex (010 is ten); addresses are 0xHEX, "
@@ -81,13 +83,19 @@ static void usage(FILE *f)
 		KMEM_RO_DEVICE);
 }
 
+/* "kmemctl: " and @fmt on stderr; the caller ends the line. */
+static void say(const char *fmt, va_list ap)
+{
+	fputs("kmemctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
 void kmemctl_err(enum kmemdev_op op, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kmemctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", kmemdev_strerror(op, err));
 }
@@ -96,9 +104,8 @@ void kmemctl_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kmemctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -107,9 +114,8 @@ int kmemctl_usage_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kmemctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
 	fputs(" (see kmemctl --help)\n", stderr);
 	return KMEMCTL_EXIT_USAGE;
@@ -161,46 +167,25 @@ int kmemctl_finish(int status)
 	return status;
 }
 
-/* getopt error for the option just parsed, in kmemctl's own format. */
-int kmemctl_operands(const char *verb, int argc, char **argv, int min, int max,
-		     const char *missing)
-{
-	if (argc - optind < min)
-		return kmemctl_usage_err("%s: missing %s", verb, missing);
-	if (argc - optind > max)
-		return kmemctl_usage_err("%s: unexpected argument '%s'", verb,
-					 argv[optind + max]);
-	return 0;
-}
-
-int kmemctl_bad_option(int c, char **argv)
-{
-	const char *arg = argv[optind - 1];
-
-	if (c == ':')
-		return kmemctl_usage_err("option '%s' requires an argument",
-					 arg);
-	if (optopt && strncmp(arg, "--", 2))
-		return kmemctl_usage_err("invalid option '-%c'", optopt);
-	return kmemctl_usage_err("unrecognized option '%s'", arg);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "device",  required_argument, NULL, 'd' },
+		{ "json",    no_argument,       NULL, 'j' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kmemctl ctx = { .device = KMEM_RO_DEVICE };
+	char *verb_help[3] = { NULL, "--help", NULL };
+	bool help = false;
 	const char *name;
 	size_t i;
 	int c;
 
 	opterr = 0;
 	/* '+': stop at the verb, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+:d:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!*optarg)
@@ -208,9 +193,12 @@ int main(int argc, char **argv)
 			ctx.device = optarg;
 			ctx.device_given = true;
 			break;
+		case 'j':
+			ctx.json = true;
+			break;
 		case 'h':
-			usage(stdout);
-			return kmemctl_finish(KMEMCTL_EXIT_OK);
+			help = true;
+			break;
 		case 'V':
 			printf("kmemctl %s (kmem_ro ABI %d)\n", KMEMCTL_VERSION,
 			       KMEM_RO_ABI_VERSION);
@@ -218,6 +206,10 @@ int main(int argc, char **argv)
 		default:
 			return kmemctl_bad_option(c, argv);
 		}
+	}
+	if (help && optind >= argc) {
+		usage(stdout);
+		return kmemctl_finish(KMEMCTL_EXIT_OK);
 	}
 	if (optind >= argc)
 		return kmemctl_usage_err("missing verb");
@@ -231,6 +223,11 @@ int main(int argc, char **argv)
 		if (!strcmp(name, verbs[i].name)) {
 			argc -= optind;
 			argv += optind;
+			if (help) {	/* "kmemctl --help VERB" is "VERB --help" */
+				verb_help[0] = argv[0];
+				argc = 2;
+				argv = verb_help;
+			}
 			optind = 0;	/* glibc: full rescan for the verb */
 			return kmemctl_finish(verbs[i].fn(&ctx, argc, argv));
 		}

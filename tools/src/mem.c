@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "parse.h"
 
 struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb)
 {
@@ -37,6 +38,15 @@ struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb)
 		     KMEMDEV_KCORE, err == -ENOEXEC ?
 		     kmemdev_strerror(KMEMDEV_OP_OPEN, err) : strerror(-err));
 	return NULL;
+}
+
+int mem_open_at(const struct kmemctl *ctx, const char *verb, const char *expr,
+		struct kmemdev **h, uint64_t *addr)
+{
+	*h = mem_open(ctx, verb);
+	if (!*h)
+		return KMEMCTL_EXIT_ERROR;
+	return parse_addr_or_fail(*h, verb, expr, addr);
 }
 
 const char *mem_reason(struct kmemdev *h, int err)

@@ -19,6 +19,14 @@
  */
 struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb);
 
+/*
+ * mem_open(), then the address @expr names (parse_addr_or_fail()).
+ * Returns 0 with *@h open, or the exit status having said why; *@h is
+ * then NULL or open: kmemdev_close() it either way.
+ */
+int mem_open_at(const struct kmemctl *ctx, const char *verb, const char *expr,
+		struct kmemdev **h, uint64_t *addr);
+
 /* Why kmemdev_read() of @h failed with @err, in a few words. */
 const char *mem_reason(struct kmemdev *h, int err);
 

@@ -3,7 +3,6 @@
  * kmemctl modules: the kernel's module list (modlist.c), as /proc/modules
  * shows it, with each memory region.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -89,31 +88,16 @@ static void print_json(const struct mod *m, size_t n)
 
 int kmemctl_modules(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	static const struct kmemctl_cli cli = { .verb = "modules", .help = help };
 	struct modlist ml;
 	struct mod *mods;
-	bool json = false;
+	bool json;
 	size_t n;
-	int c;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("modules", argc, argv, 0, 0, NULL))
-		return KMEMCTL_EXIT_USAGE;
+	rc = kmemctl_parse(ctx, &cli, argc, argv, NULL, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
 	if (modlist_open(&ml, ctx, "modules"))
 		return KMEMCTL_EXIT_ERROR;
 	if (modlist_read(&ml, &mods, &n)) {

@@ -358,37 +358,25 @@ static void print_summary(struct pm_ctx *c, bool ranged, uint64_t start,
 
 int kmemctl_pagemap(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "json",    no_argument, NULL, 'j' },
-		{ "help",    no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_FLAG("summary", 's', struct pm_ctx, summary),
+		{ NULL }
+	};
+	/* No in_order: options may follow the operands ("pagemap self --json"). */
+	static const struct kmemctl_cli cli = {
+		.verb = "pagemap", .help = help, .opts = opts,
+		.min = 1, .max = 2, .missing = "PID",
 	};
 	struct pm_ctx c = { .page_size = 4096 };
 	uint64_t start = 0, end = 0;
 	KMEMDEV_ARG(kmem_ro_info, info);
 	bool ranged = false;
 	long ps = sysconf(_SC_PAGESIZE);
-	int opt, err, status;
+	int err, status;
 
-	/* No '+': options may follow the operands ("pagemap self --json"). */
-	while ((opt = getopt_long(argc, argv, ":sjh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			c.summary = true;
-			break;
-		case 'j':
-			c.json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(opt, argv);
-		}
-	}
-	if (kmemctl_operands("pagemap", argc, argv, 1, 2, "PID"))
-		return KMEMCTL_EXIT_USAGE;
+	status = kmemctl_parse(ctx, &cli, argc, argv, &c, &c.json);
+	if (status != KMEMCTL_PARSED)
+		return status;
 	if (pm_parse_pid(argv[optind], &c.pid))
 		return kmemctl_usage_err("pagemap: bad PID '%s': use decimal "
 					 "or \"self\"", argv[optind]);

@@ -45,30 +45,12 @@ static int digits(const char *s, uint64_t *v, const char **end)
 	return 0;
 }
 
-int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+/* A number, with a K/M/G/T suffix if @units says so (decimal only). */
+static int number(const char *s, uint64_t min, uint64_t max, const char *units,
+		  uint64_t *v)
 {
-	const char *end;
-	uint64_t n;
-	int err;
-
-	if (!s)
-		return -EINVAL;
-	err = digits(s, &n, &end);
-	if (err)
-		return err;
-	if (*end)
-		return -EINVAL;
-	if (n < min || n > max)
-		return -ERANGE;
-	*v = n;
-	return 0;
-}
-
-int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	static const char units[] = "KMGT";
 	const char *end, *u;
-	unsigned int shift = 0;
+	unsigned int shift;
 	uint64_t n;
 	int err;
 
@@ -78,7 +60,7 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	if (err)
 		return err;
 	/* "0x10K" would read as hex digits up to K: suffixes are decimal's */
-	if (*end && !parse_is_hex(s)) {
+	if (*end && units && !parse_is_hex(s)) {
 		u = strchr(units, *end);
 		if (!u || !*u || end[1])
 			return -EINVAL;
@@ -93,6 +75,16 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 		return -ERANGE;
 	*v = n;
 	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	return number(s, min, max, NULL, v);
+}
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	return number(s, min, max, "KMGT", v);
 }
 
 int parse_addr_or_fail(struct kmemdev *h, const char *verb, const char *expr,

@@ -170,69 +170,50 @@ static void print_json(uint64_t addr, const unsigned char *buf, size_t len)
 	json_object_end(&j);
 }
 
+struct read_opts {
+	bool raw;
+	uint64_t words;		/* --words: 8 to 64, 0 for a hexdump */
+};
+
 int kmemctl_read(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "raw",  no_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "words", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_FLAG("raw", 'r', struct read_opts, raw),
+		KMEMCTL_U64("words", 'w', struct read_opts, words, 8, 64,
+			    read_words_valid, "8, 16, 32 or 64"),
+		{ NULL }
 	};
+	/* No in_order: options may follow the operands ("read ADDR LEN --raw"). */
+	static const struct kmemctl_cli cli = {
+		.verb = "read", .help = help, .opts = opts, .max = -1,
+	};
+	struct read_opts o = { 0 };
 	unsigned char *buf = NULL;
-	bool raw = false, json = false;
-	int c, err, status;
+	bool raw, json;
+	int status;
 	struct kmemdev *h;
 	const char *expr;
 	char what[160], label[128];
-	uint64_t addr, len, words = 0;
+	uint64_t addr, len, words;
 
-	/* No '+': options may follow the operands ("read ADDR LEN --raw"). */
-	while ((c = getopt_long(argc, argv, ":rjw:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			raw = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'w':
-			if (parse_u64(optarg, 8, 64, &words) ||
-			    !read_words_valid(words))
-				return kmemctl_usage_err("read: bad --words "
-							 "'%.20s': 8, 16, 32 "
-							 "or 64", optarg);
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("read", argc, argv, 2, 2,
-			     argc == optind ? "ADDR and LEN" : "LEN"))
+	status = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (status != KMEMCTL_PARSED)
+		return status;
+	raw = o.raw;
+	words = o.words;
+	if (kmemctl_addr_len("read", argc, argv, READ_MAX, "must be 1 to 64 MiB", &len))
 		return KMEMCTL_EXIT_USAGE;
 	if (raw && json)
 		return kmemctl_usage_err("read: --raw or --json, not both");
 	if (raw && words)
 		return kmemctl_usage_err("read: --raw or --words, not both");
 	expr = argv[optind];
-	err = parse_size(argv[optind + 1], 1, READ_MAX, &len);
-	if (err)
-		return kmemctl_usage_err("read: bad LEN '%.40s': %s",
-					 argv[optind + 1], err == -ERANGE ?
-					 "must be 1 to 64 MiB" :
-					 "use decimal or 0x hex");
 	if (words && len % (words / 8))
 		return kmemctl_usage_err("read: LEN %" PRIu64 " is not a "
 					 "multiple of %" PRIu64 "-bit words",
 					 len, words);
 
-	h = mem_open(ctx, "read");
-	if (!h)
-		return KMEMCTL_EXIT_ERROR;
-	status = parse_addr_or_fail(h, "read", expr, &addr);
+	status = mem_open_at(ctx, "read", expr, &h, &addr);
 	if (status)
 		goto out;
 	/* Say which address SYMBOL or an offset came to. */

@@ -16,6 +16,8 @@
 #include "tspec.h"
 
 #define DEPTH_MAX	1000
+#define STRINGIFY(x)	#x
+#define RANGE_TO(max)	"0 to " STRINGIFY(max)	/* as errors say it */
 
 static void help(void)
 {
@@ -231,10 +233,7 @@ static int show(const struct kmemctl *ctx, const struct tspec *ts,
 	struct json j;
 	int rc;
 
-	h = mem_open(ctx, "struct");
-	if (!h)
-		return KMEMCTL_EXIT_ERROR;
-	rc = parse_addr_or_fail(h, "struct", expr, &addr);
+	rc = mem_open_at(ctx, "struct", expr, &h, &addr);
 	if (rc)
 		goto out;
 	/*
@@ -260,53 +259,41 @@ out:
 	return rc;
 }
 
+struct struct_opts {
+	uint64_t depth;		/* --depth, UNSET when not given */
+	bool layout;		/* --type-only */
+	uint64_t cpu;		/* --cpu, UNSET when not given */
+};
+
+#define UNSET	UINT64_MAX
+
 int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",      no_argument,       NULL, 'j' },
-		{ "depth",     required_argument, NULL, 'd' },
-		{ "type-only", no_argument,       NULL, 't' },
-		{ "cpu",       required_argument, NULL, 'c' },
-		{ "help",      no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_U64("depth", 'd', struct struct_opts, depth, 0, DEPTH_MAX,
+			    NULL, RANGE_TO(DEPTH_MAX)),
+		KMEMCTL_FLAG("type-only", 't', struct struct_opts, layout),
+		/* which CPUs exist is the kernel's to say */
+		KMEMCTL_U64("cpu", 'c', struct struct_opts, cpu, 0, UINT32_MAX,
+			    NULL, "a CPU number"),
+		{ NULL }
 	};
-	bool json = false, layout = false;
+	static const struct kmemctl_cli cli = {
+		.verb = "struct", .help = help, .opts = opts, .max = -1,
+	};
+	struct struct_opts o = { .depth = UNSET, .cpu = UNSET };
 	struct ktypes kt = { 0 };
-	int c, rc, depth = -1;
-	int64_t cpu = -1;
+	bool json, layout;
+	int rc, depth;
+	int64_t cpu;
 	struct tspec ts;
-	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, ":jd:tc:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			if (parse_u64(optarg, 0, DEPTH_MAX, &v))
-				return kmemctl_usage_err("struct: bad --depth "
-							 "'%s': 0 to %d", optarg,
-							 DEPTH_MAX);
-			depth = (int)v;
-			break;
-		case 't':
-			layout = true;
-			break;
-		case 'c':
-			/* which CPUs exist is the kernel's to say */
-			if (parse_u64(optarg, 0, UINT32_MAX, &v))
-				return kmemctl_usage_err("struct: bad --cpu "
-							 "'%s': a CPU number",
-							 optarg);
-			cpu = (int64_t)v;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
+	rc = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	depth = o.depth == UNSET ? -1 : (int)o.depth;
+	layout = o.layout;
+	cpu = o.cpu == UNSET ? -1 : (int64_t)o.cpu;
 	if (optind >= argc)
 		return kmemctl_usage_err("struct: missing TYPE");
 	if (layout && cpu >= 0)

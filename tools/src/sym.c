@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,29 +105,19 @@ static void help(void)
 
 int kmemctl_sym(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_cli cli = {
+		.verb = "sym", .help = help, .min = 1, .max = INT_MAX,
+		.missing = "symbol name or address",
 	};
-	int c, i, ret, status = KMEMCTL_EXIT_OK;
-	struct json j, *jp = NULL;
+	int i, ret, status = KMEMCTL_EXIT_OK;
+	struct json j, *jp;
 	struct kmemdev *h;
+	bool json;
 
-	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			jp = &j;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (optind >= argc)
-		return kmemctl_usage_err("sym: missing symbol name or address");
+	ret = kmemctl_parse(ctx, &cli, argc, argv, NULL, &json);
+	if (ret != KMEMCTL_PARSED)
+		return ret;
+	jp = json ? &j : NULL;
 
 	h = mem_open(ctx, "sym");
 	if (!h)

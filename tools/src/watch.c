@@ -11,7 +11,6 @@
  * them module events come from polling it through the device.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -228,69 +227,59 @@ out:
 	return err ? KMEMCTL_EXIT_ERROR : KMEMCTL_EXIT_OK;
 }
 
+static void help(void)
+{
+	printf(WATCH_USAGE
+	       "Print kmem_ro events as they arrive, until interrupted: module\n"
+	       "loads and unloads, and the probe-count snapshots that probe owners\n"
+	       "request.  The event groups need CAP_SYS_ADMIN; a member of the\n"
+	       "device's group without it gets module events by polling the\n"
+	       "module list through the device (snapshots need CAP_SYS_ADMIN).\n"
+	       "  -j, --json       one JSON object per line; \"event\" is\n"
+	       "                   module_loaded, module_unloaded, snapshot or lost\n"
+	       "  -m, --modules    module events only\n"
+	       "  -s, --snapshots  snapshot events only (default: both kinds)\n"
+	       "  -n, --count N    exit after N events\n"
+	       "  -i, --interval MS  polling period without CAP_SYS_ADMIN "
+	       "(default %d)\n", POLL_MS_DEFAULT);
+}
+
+struct watch_opts {
+	bool modules, snapshots;	/* neither: both */
+	uint64_t count;			/* 0 for no end */
+	uint64_t poll_ms;
+};
+
 int kmemctl_watch(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",      no_argument,       NULL, 'j' },
-		{ "modules",   no_argument,       NULL, 'm' },
-		{ "snapshots", no_argument,       NULL, 's' },
-		{ "count",     required_argument, NULL, 'n' },
-		{ "interval",  required_argument, NULL, 'i' },
-		{ "help",      no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_FLAG("modules", 'm', struct watch_opts, modules),
+		KMEMCTL_FLAG("snapshots", 's', struct watch_opts, snapshots),
+		KMEMCTL_U64("count", 'n', struct watch_opts, count, 1, ULONG_MAX, NULL,
+			    "a count from 1"),
+		KMEMCTL_U64("interval", 'i', struct watch_opts, poll_ms, 10, 60000, NULL,
+			    "10 to 60000 ms"),
+		{ NULL }
 	};
+	static const struct kmemctl_cli cli = {
+		.verb = "watch", .help = help, .opts = opts, .in_order = true,
+	};
+	struct watch_opts o = { .poll_ms = POLL_MS_DEFAULT };
 	const struct kmemdev_event *e;
 	struct kmemdev_events *ev;
-	unsigned int groups = 0;
+	unsigned int groups;
 	uint64_t seen = 0, dropped = 0;
-	unsigned long count = 0, poll_ms = POLL_MS_DEFAULT;
-	uint64_t n;
-	bool json = false, base;
-	int c, err;
+	unsigned long count, poll_ms;
+	bool json, base;
+	int err;
 
-	while ((c = getopt_long(argc, argv, "+:jmsn:i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'm':
-			groups |= KMEMDEV_EVENTS_MODULES;
-			break;
-		case 's':
-			groups |= KMEMDEV_EVENTS_SNAPSHOTS;
-			break;
-		case 'n':
-			if (parse_u64(optarg, 1, ULONG_MAX, &n))
-				return kmemctl_usage_err("watch: bad --count '%s'", optarg);
-			count = (unsigned long)n;
-			break;
-		case 'i':
-			if (parse_u64(optarg, 10, 60000, &n))
-				return kmemctl_usage_err("watch: bad --interval '%s' "
-							 "(10 to 60000 ms)", optarg);
-			poll_ms = (unsigned long)n;
-			break;
-		case 'h':
-			printf(WATCH_USAGE
-			       "Print kmem_ro events as they arrive, until interrupted: module\n"
-			       "loads and unloads, and the probe-count snapshots that probe owners\n"
-			       "request.  The event groups need CAP_SYS_ADMIN; a member of the\n"
-			       "device's group without it gets module events by polling the\n"
-			       "module list through the device (snapshots need CAP_SYS_ADMIN).\n"
-			       "  -j, --json       one JSON object per line; \"event\" is\n"
-			       "                   module_loaded, module_unloaded, snapshot or lost\n"
-			       "  -m, --modules    module events only\n"
-			       "  -s, --snapshots  snapshot events only (default: both kinds)\n"
-			       "  -n, --count N    exit after N events\n"
-			       "  -i, --interval MS  polling period without CAP_SYS_ADMIN "
-			       "(default %d)\n", POLL_MS_DEFAULT);
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("watch", argc, argv, 0, 0, NULL))
-		return KMEMCTL_EXIT_USAGE;
+	err = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (err != KMEMCTL_PARSED)
+		return err;
+	groups = (o.modules ? KMEMDEV_EVENTS_MODULES : 0) |
+		 (o.snapshots ? KMEMDEV_EVENTS_SNAPSHOTS : 0);
+	count = (unsigned long)o.count;
+	poll_ms = (unsigned long)o.poll_ms;
 	if (!groups)
 		groups = KMEMDEV_EVENTS_MODULES | KMEMDEV_EVENTS_SNAPSHOTS;
 

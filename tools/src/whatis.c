@@ -467,42 +467,24 @@ static int whatis(struct whatis *w)
 
 int kmemctl_whatis(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_cli cli = {
+		.verb = "whatis", .help = help, .min = 1, .max = 1, .missing = "ADDR",
 	};
 	struct whatis w = { .info = { .size = sizeof(w.info) } };
 	struct json j;
-	bool json = false;
-	int c, err, rc;
+	bool json;
+	int err, rc;
 
-	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (kmemctl_operands("whatis", argc, argv, 1, 1, "ADDR"))
-		return KMEMCTL_EXIT_USAGE;
+	rc = kmemctl_parse(ctx, &cli, argc, argv, NULL, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
 	w.expr = argv[optind];
 	err = ktypes_load(&w.kt);
 	if (err) {
 		kmemctl_err(KMEMDEV_OP_BTF, err, "whatis %.60s: load BTF", w.expr);
 		return KMEMCTL_EXIT_ERROR;
 	}
-	w.h = mem_open(ctx, "whatis");
-	if (!w.h) {
-		ktypes_free(&w.kt);
-		return KMEMCTL_EXIT_ERROR;
-	}
-	rc = parse_addr_or_fail(w.h, "whatis", w.expr, &w.addr);
+	rc = mem_open_at(ctx, "whatis", w.expr, &w.h, &w.addr);
 	if (rc)
 		goto out;
 	if (kmemdev_info(w.h, &w.info, NULL, 0) < 0) {
