@@ -167,6 +167,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 	info.page_size = PAGE_SIZE;
 	info.features = KMEM_RO_FEAT_INFO | KMEM_RO_FEAT_READV | KMEM_RO_FEAT_WALK |
 			KMEM_RO_FEAT_PAGEMAP | KMEM_RO_FEAT_PROBES | KMEM_RO_FEAT_EVENTS |
+			KMEM_RO_FEAT_PROBE_FILTER |
 			kmem_ro_mmap_features() | kmem_ro_vmcoreinfo(&info);
 	info.ioctls = BIT_ULL(_IOC_NR(KMEM_RO_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_READV)) |
@@ -178,6 +179,7 @@ long kmem_ro_info_ioctl(void __user *uarg)
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_PROBE_DEL)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_PROBE_STATS)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_PROBE_LIST)) |
+		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_PROBE_FILTER)) |
 		      BIT_ULL(_IOC_NR(KMEM_RO_IOC_EVENTS_SNAPSHOT));
 	info.pmd_size = PMD_SIZE;
 	info.page_offset = PAGE_OFFSET;

@@ -6,6 +6,7 @@
  * vanish when it exits, whatever the way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -24,6 +25,8 @@
 #include "parse.h"
 
 #define TOP_DEFAULT	20
+/* The driver's module: its functions count the tool's own work. */
+#define SELF_MODULE	"kmem_ro"
 
 /* One probed place: a spec the driver gave an id, and its function group. */
 struct ent {
@@ -45,7 +48,10 @@ struct session {
 	const char **mods;	/* per spec: its module, NULL for vmlinux */
 	size_t nspecs, cap;
 	uint32_t offset;	/* of the pattern being expanded */
+	bool glob;		/* the pattern has wildcards */
+	bool include_self;	/* --include-self */
 	size_t matched;		/* names matched, before removing repeats */
+	size_t self_skipped;	/* kmem_ro's own functions a glob matched */
 	struct ent *ents;
 	size_t nents;
 	struct group *groups;
@@ -58,11 +64,16 @@ struct session {
 };
 
 struct opts {
-	bool json, verbose, top_given;
+	bool json, verbose, top_given, include_self;
 	long top;
 	double interval;
 	long count;
 	const char *file;
+	const char *output;	/* -o: the report goes there, not to stdout */
+	FILE *out;
+	uint64_t filter;	/* KMEM_RO_PROBE_FILTER_* */
+	pid_t pid;
+	const char *comm;
 };
 
 static volatile sig_atomic_t stop_sig;
@@ -77,11 +88,13 @@ static void help(void)
 	printf("Usage: kmemctl [--device PATH] probe top PATTERN...|--file F "
 	       "[--interval S] [--count N]\n"
 	       "                                    [--top N] [--json] "
-	       "[--verbose]\n"
+	       "[--verbose] [FILTER] [--output F]\n"
 	       "       kmemctl [--device PATH] probe count PATTERN...|--file F "
 	       "[--top N] [--json]\n"
-	       "                                    -- COMMAND [ARGS...]\n"
+	       "                                    [--verbose] [FILTER] "
+	       "[--output F] -- COMMAND [ARGS...]\n"
 	       "       kmemctl [--device PATH] probe list [--json]\n"
+	       "FILTER: [--pid PID] [--comm NAME] [--include-self]\n"
 	       "Count calls of kernel functions with kmem_ro's bulk probes.\n"
 	       "  top    probe the functions, print the busiest of them every "
 	       "interval (hits\n"
@@ -118,8 +131,21 @@ static void help(void)
 	       "                      in interval_ms, elapsed_ms)\n"
 	       "  -v, --verbose       name every function the driver "
 	       "refused, and why\n"
+	       "  -o, --output F      write the tables or JSON to F, not to "
+	       "standard output\n"
+	       "                      (count: COMMAND's output stays apart)\n"
+	       "  -p, --pid PID       count only the calls made by process PID "
+	       "(any thread)\n"
+	       "  -C, --comm NAME     count only the calls made by tasks named "
+	       "NAME exactly\n"
+	       "                      (as /proc/PID/comm; with --pid: both "
+	       "must match)\n"
+	       "      --include-self  let a glob match kmem_ro's own functions "
+	       "(skipped by\n"
+	       "                      default: they count kmemctl's own work)\n"
 	       "Counts are system-wide (every CPU, every process), as perf "
-	       "stat -a counts.\n"
+	       "stat -a counts,\n"
+	       "unless --pid or --comm filter them in the driver.\n"
 	       "Adding probes needs CAP_PERFMON or CAP_SYS_ADMIN (or kmem_ro "
 	       "loaded with\n"
 	       "probe_group=1), and a kernel whose lockdown allows kprobes.\n",
@@ -175,16 +201,23 @@ static int parse_seconds(const char *s, double *v)
 	return 0;
 }
 
-/* kmemdev_probe_glob() callback: one spec per matching function. */
+/*
+ * kmemdev_probe_glob() callback: one spec per matching function.  A glob
+ * skips kmem_ro's own functions unless --include-self: kmemctl's own
+ * ioctls would count in them.  A name without wildcards is taken as asked.
+ */
 static int collect(const struct kmemdev_sym *sym, void *arg)
 {
 	struct session *s = arg;
 	struct kmem_ro_probe_spec *sp;
-	size_t len = strlen(sym->name);
+	int err;
 
 	s->matched++;
-	if (len >= KMEM_RO_PROBE_NAME_LEN)
-		return 0;	/* the driver could not take it either */
+	if (s->glob && !s->include_self && sym->module &&
+	    !strcmp(sym->module, SELF_MODULE)) {
+		s->self_skipped++;
+		return 0;
+	}
 	if (s->nspecs == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 1024;
 		void *p = realloc(s->specs, ncap * sizeof(*s->specs));
@@ -200,11 +233,17 @@ static int collect(const struct kmemdev_sym *sym, void *arg)
 		s->cap = ncap;
 	}
 	sp = &s->specs[s->nspecs];
-	memset(sp, 0, sizeof(*sp));
+	err = kmemdev_probe_spec_fill(s->h, sp, sym->name, s->offset,
+				      KMEM_RO_PROBE_ENABLED);
+	if (err == -ENAMETOOLONG || err == -ENOENT)
+		return 0;	/* the driver could not take it either */
+	if (err)
+		return err;
+	/*
+	 * Static functions of several files share a name: the library picks
+	 * the first of them, the walk names each, at its own address.
+	 */
 	sp->addr = sym->addr;
-	sp->offset = s->offset;
-	sp->flags = KMEM_RO_PROBE_ENABLED;
-	memcpy(sp->name, sym->name, len + 1);
 	s->mods[s->nspecs++] = sym->module;
 	return 0;
 }
@@ -227,6 +266,7 @@ static int split_offset(char *pat, uint32_t *off)
 
 static int expand(struct session *s, const char *pattern)
 {
+	size_t skipped = s->self_skipped;
 	char *pat = strdup(pattern);
 	int n;
 
@@ -237,12 +277,18 @@ static int expand(struct session *s, const char *pattern)
 		kmemctl_usage_err("probe: bad offset in '%s'", pattern);
 		return -EINVAL;
 	}
+	s->glob = strpbrk(pat, "*?[") != NULL;
 	n = kmemdev_probe_glob(s->h, pat, collect, s);
-	if (n < 0)
+	skipped = s->self_skipped - skipped;
+	if (n < 0) {
 		kmemctl_err(KMEMDEV_OP_SYMBOL, n, "probe: match '%s'", pattern);
-	else if (n == 0)
+	} else if (n == 0) {
 		kmemctl_fail("probe: match '%s': no kernel function matches",
 			     pattern);
+	} else if ((size_t)n == skipped) {
+		kmemctl_fail("probe: match '%s': only kmem_ro's own functions "
+			     "match (--include-self probes them)", pattern);
+	}
 	free(pat);
 	return n < 0 ? n : 0;
 }
