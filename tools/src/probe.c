@@ -471,10 +471,14 @@ static void print_setup_text(const struct session *s, FILE *f)
 	}
 	if (s->refused_other)
 		fprintf(f, "%s%u other", sep, s->refused_other);
+	if (s->self_skipped)
+		fprintf(f, "; %zu of kmem_ro's own skipped (--include-self)",
+			s->self_skipped);
 	fputc('\n', f);
 }
 
-static void json_setup_members(struct json *j, const struct session *s)
+static void json_setup_members(struct json *j, const struct session *s,
+			       const struct opts *o)
 {
 	size_t e;
 
@@ -487,6 +491,15 @@ static void json_setup_members(struct json *j, const struct session *s)
 			json_u64(j, errno_name((int)e), s->refused[e]);
 	if (s->refused_other)
 		json_u64(j, "other", s->refused_other);
+	json_object_end(j);
+	json_u64(j, "self_skipped", s->self_skipped);
+	if (!o->filter)
+		return;
+	json_object_begin(j, "filter");
+	if (o->filter & KMEM_RO_PROBE_FILTER_PID)
+		json_u64(j, "pid", (uint64_t)o->pid);
+	if (o->filter & KMEM_RO_PROBE_FILTER_COMM)
+		json_str(j, "comm", o->comm);
 	json_object_end(j);
 }
 
@@ -505,6 +518,25 @@ static int may_probe(struct session *s)
 	return err;
 }
 
+/* --pid, --comm: set in the driver before any probe counts. */
+static int set_filter(struct session *s, const struct opts *o)
+{
+	int err;
+
+	if (!o->filter)
+		return 0;
+	err = kmemdev_probe_filter(s->h, o->filter, o->pid, o->comm);
+	if (err == -EOPNOTSUPP)
+		kmemctl_fail("probe: filter: the loaded kmem_ro driver has no "
+			     "probe filter (KMEM_RO_FEAT_PROBE_FILTER)");
+	else if (err == -ESRCH)
+		kmemctl_fail("probe: filter --pid %d: no such process",
+			     (int)o->pid);
+	else if (err)
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: filter");
+	return err;
+}
+
 /* Expand every pattern, add and enable everything in one batch. */
 static int setup(struct session *s, char **pats, int npats,
 		 const struct opts *o)
@@ -512,6 +544,9 @@ static int setup(struct session *s, char **pats, int npats,
 	int err, i;
 
 	err = may_probe(s);
+	if (!err)
+		err = set_filter(s, o);
+	s->include_self = o->include_self;
 	for (i = 0; i < npats && !err; i++)
 		err = expand(s, pats[i]);
 	if (!err && o->file)
@@ -609,28 +644,28 @@ static void group_label(const struct group *g, char *buf, size_t sz)
 		snprintf(buf, sz, "%s", g->name);
 }
 
-static void print_rows(const struct session *s, const size_t *order,
+static void print_rows(FILE *f, const struct session *s, const size_t *order,
 		       size_t n, long top, bool with_total)
 {
 	size_t i, shown = top && (size_t)top < n ? (size_t)top : n;
 	char label[KMEM_RO_PROBE_NAME_LEN + 72];
 
 	if (with_total)
-		printf("%-48s %14s %14s\n", "FUNC", "HITS", "TOTAL");
+		fprintf(f, "%-48s %14s %14s\n", "FUNC", "HITS", "TOTAL");
 	else
-		printf("%-48s %14s\n", "FUNC", "HITS");
+		fprintf(f, "%-48s %14s\n", "FUNC", "HITS");
 	for (i = 0; i < shown; i++) {
 		const struct group *g = &s->groups[order[i]];
 
 		group_label(g, label, sizeof(label));
 		if (with_total)
-			printf("%-48s %14" PRIu64 " %14" PRIu64 "\n", label,
-			       g->hits, g->total);
+			fprintf(f, "%-48s %14" PRIu64 " %14" PRIu64 "\n", label,
+				g->hits, g->total);
 		else
-			printf("%-48s %14" PRIu64 "\n", label, g->total);
+			fprintf(f, "%-48s %14" PRIu64 "\n", label, g->total);
 	}
 	if (shown < n)
-		printf("... %zu more functions with hits\n", n - shown);
+		fprintf(f, "... %zu more functions with hits\n", n - shown);
 }
 
 static void json_rows(struct json *j, const struct session *s,
@@ -807,7 +842,7 @@ static int do_top(struct session *s, const struct opts *o)
 		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "probe: rank the counts");
 		return KMEMCTL_EXIT_ERROR;
 	}
-	if (!o->json && live_possible()) {
+	if (!o->json && !o->output && live_possible()) {
 		err = do_top_live(s, o, order);
 		free(order);
 		return err;
@@ -815,15 +850,15 @@ static int do_top(struct session *s, const struct opts *o)
 	if (o->json) {
 		struct json j;
 
-		json_init(&j, stdout);
+		json_init(&j, o->out);
 		json_object_begin(&j, NULL);
 		json_str(&j, "event", "setup");
-		json_setup_members(&j, s);
+		json_setup_members(&j, s, o);
 		json_object_end(&j);
 	} else {
-		print_setup_text(s, stdout);
+		print_setup_text(s, o->out);
 	}
-	fflush(stdout);
+	fflush(o->out);
 	catch_stop();
 	/* Count from here: hits while the probes were armed do not count. */
 	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
@@ -836,6 +871,9 @@ static int do_top(struct session *s, const struct opts *o)
 					(uint64_t)(o->interval * 1e9 * (double)i));
 		size_t n;
 
+		/* the last record is "final", whatever ended the run */
+		if (o->count && i >= o->count)
+			more = false;
 		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
 					   s->counts, KMEM_RO_PROBE_RESET);
 		if (err < 0)
@@ -847,7 +885,7 @@ static int do_top(struct session *s, const struct opts *o)
 		if (o->json) {
 			struct json j;
 
-			json_init(&j, stdout);
+			json_init(&j, o->out);
 			json_object_begin(&j, NULL);
 			json_str(&j, "event", more ? "interval" : "final");
 			json_u64(&j, "interval", (uint64_t)i);
@@ -860,15 +898,15 @@ static int do_top(struct session *s, const struct opts *o)
 			char hms[16];
 
 			strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
-			printf("\n[%s] interval %ld%s: %.2f s, %" PRIu64
-			       " hits in %zu functions\n", hms, i,
-			       more ? "" : " (final)",
-			       (double)(now - prev) / 1e9, sum, n);
-			print_rows(s, order, n, o->top, true);
+			fprintf(o->out, "\n[%s] interval %ld%s: %.2f s, %" PRIu64
+				" hits in %zu functions\n", hms, i,
+				more ? "" : " (final)",
+				(double)(now - prev) / 1e9, sum, n);
+			print_rows(o->out, s, order, n, o->top, true);
 		}
-		fflush(stdout);
+		fflush(o->out);
 		prev = now;
-		if (!more || (o->count && i >= o->count))
+		if (!more)
 			break;
 	}
 	free(order);
@@ -964,7 +1002,7 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 		struct json j;
 		int i;
 
-		json_init(&j, stdout);
+		json_init(&j, o->out);
 		json_object_begin(&j, NULL);
 		json_array_begin(&j, "command");
 		for (i = 0; cmd[i]; i++)
@@ -972,15 +1010,16 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 		json_array_end(&j);
 		json_u64(&j, "exit_status", (uint64_t)status);
 		json_u64(&j, "elapsed_ms", (t1 - t0) / 1000000);
-		json_setup_members(&j, s);
+		json_setup_members(&j, s, o);
 		json_u64(&j, "hits", sum);
 		json_rows(&j, s, order, n, o->top, false);
 		json_object_end(&j);
 	} else {
-		printf("\n Probe hits (system-wide) while running '%s':"
-		       " %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
-		       cmd[0], (double)(t1 - t0) / 1e9, sum, n, s->ngroups);
-		print_rows(s, order, n, o->top, false);
+		fprintf(o->out, "\n Probe hits (%s) while running '%s':"
+			" %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
+			o->filter ? "filtered" : "system-wide", cmd[0],
+			(double)(t1 - t0) / 1e9, sum, n, s->ngroups);
+		print_rows(o->out, s, order, n, o->top, false);
 	}
 	free(order);
 	return status;
@@ -1064,10 +1103,15 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		{ "top",      required_argument, NULL, 't' },
 		{ "json",     no_argument,       NULL, 'j' },
 		{ "verbose",  no_argument,       NULL, 'v' },
+		{ "output",   required_argument, NULL, 'o' },
+		{ "pid",      required_argument, NULL, 'p' },
+		{ "comm",     required_argument, NULL, 'C' },
+		{ "include-self", no_argument,   NULL, 'S' },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o = { .interval = 1.0, .top = -1 };
+	struct opts o = { .interval = 1.0, .top = -1, .out = stdout };
+	long pid;
 	struct session s = { 0 };
 	char **cmd = NULL;
 	const char *sub;
@@ -1109,7 +1153,7 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvh", longopts,
+	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvo:p:C:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -1140,6 +1184,29 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_long(optarg, 1, &pid))
+				return kmemctl_usage_err("probe: bad --pid '%s': "
+							 "a process id from 1",
+							 optarg);
+			o.pid = (pid_t)pid;
+			o.filter |= KMEM_RO_PROBE_FILTER_PID;
+			break;
+		case 'C':
+			if (strlen(optarg) >= KMEM_RO_PROBE_COMM_LEN)
+				return kmemctl_usage_err("probe: bad --comm '%s': "
+							 "a task name has at "
+							 "most %d bytes", optarg,
+							 KMEM_RO_PROBE_COMM_LEN - 1);
+			o.comm = optarg;
+			o.filter |= KMEM_RO_PROBE_FILTER_COMM;
+			break;
+		case 'S':
+			o.include_self = true;
+			break;
 		case 'h':
 			help();
 			return KMEMCTL_EXIT_OK;
@@ -1151,7 +1218,8 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		return kmemctl_usage_err("probe %s: --interval and --count are "
 					 "for top", sub);
 	if (!is_top && !is_count) {
-		if (optind < nargs || o.file || o.top >= 0 || o.verbose)
+		if (optind < nargs || o.file || o.top >= 0 || o.verbose ||
+		    o.output || o.filter || o.include_self)
 			return kmemctl_usage_err("probe list: takes only --json");
 		return probe_list(ctx, &o);
 	}
@@ -1161,13 +1229,26 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 	if (o.top < 0)
 		o.top = is_top ? TOP_DEFAULT : 0;
 
+	/* before the command runs: it inherits no descriptor of it */
+	if (o.output) {
+		o.out = fopen(o.output, "we");
+		if (!o.out) {
+			kmemctl_err(KMEMDEV_OP_ANY, -errno, "probe: open %s",
+				    o.output);
+			return KMEMCTL_EXIT_ERROR;
+		}
+	}
 	s.h = kmemctl_open_dev(ctx, is_top ? "probe top" : "probe count",
 			       "/proc/kcore cannot count calls");
-	if (!s.h)
-		return KMEMCTL_EXIT_ERROR;
-	rc = setup(&s, argv + optind, nargs - optind, &o);
+	rc = s.h ? setup(&s, argv + optind, nargs - optind, &o) :
+		   KMEMCTL_EXIT_ERROR;
 	if (rc == KMEMCTL_EXIT_OK)
 		rc = is_top ? do_top(&s, &o) : do_count(&s, &o, cmd);
-	session_fini(&s);
+	if (s.h)
+		session_fini(&s);
+	if (o.output && fclose(o.out) && rc == KMEMCTL_EXIT_OK) {
+		kmemctl_err(KMEMDEV_OP_ANY, -errno, "probe: write %s", o.output);
+		rc = KMEMCTL_EXIT_ERROR;
+	}
 	return rc;
 }
