@@ -1345,6 +1345,12 @@ static long kmem_ro_probe_filter(struct file *file, void __user *uarg)
 	f = kmem_ro_probe_filter_new(&a);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	/* written back as every argument is, before acting: EFAULT does nothing */
+	err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
+	if (err) {
+		kmem_ro_probe_filter_free(f);
+		return err;
+	}
 	/* a call that fails leaves no probe set behind */
 	set = kmem_ro_probe_set(file, f != NULL);
 	if (!set) {		/* or clears where no filter was ever set */

@@ -704,7 +704,8 @@ struct kmem_ro_probe_list {
  * caller's pid namespace: none, a thread that is not a group leader, or
  * one that has exited), EPERM (as for ADD: without CAP_PERFMON or
  * CAP_SYS_ADMIN unless probe_group is set, or under lockdown of kprobes),
- * EFAULT, ENOMEM.
+ * EFAULT (the argument cannot be read, or written back unchanged: nothing
+ * is done), ENOMEM.  A call that fails changes nothing.
  */
 struct kmem_ro_probe_filter {
 	__u64 size;

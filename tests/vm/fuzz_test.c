@@ -1067,7 +1067,6 @@ struct call {
 	int nmut;
 	unsigned int groups;
 	bool loose;		/* valid, but the output is not predictable */
-	bool in_only;		/* nothing is written back: a read-only argument works */
 	int valid_err;		/* an unmutated call's errno (EPERM unprivileged), ANY */
 	const int *allowed;
 	void *uarg;
@@ -1177,7 +1176,7 @@ static void generic_mutate(struct fuzz *f, struct call *c)
 		break;
 	case 6:
 		r = below(f, 7);
-		if (r == 0 && take(c, G_ARGPTR, "arg_readonly", late(c, c->in_only ? 0 : EFAULT)))
+		if (r == 0 && take(c, G_ARGPTR, "arg_readonly", late(c, EFAULT)))
 			c->argcls = "ro";
 		else if (r == 1 && take(c, G_ARGPTR, "arg_straddles_unmapped", EFAULT))
 			c->argcls = "straddle";
@@ -2878,7 +2877,6 @@ static void op_filter(struct fuzz *f)
 	if (a->flags & KMEM_RO_PROBE_FILTER_COMM)
 		snprintf(a->comm, sizeof(a->comm), "%s", names[below(f, 4)]);
 	c.valid_err = f->unpriv ? EPERM : 0;
-	c.in_only = true;
 	for (unsigned int m = nmuts(f); m; m--) {
 		if (pct(f, 45)) {
 			generic_mutate(f, &c);
