@@ -6,7 +6,6 @@
  * vanish when it exits, whatever the way.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -94,7 +93,8 @@ static void help(void)
 	       "                                    [--verbose] [FILTER] "
 	       "[--output F] -- COMMAND [ARGS...]\n"
 	       "       kmemctl [--device PATH] probe list [--json]\n"
-	       "FILTER: [--pid PID] [--comm NAME] [--include-self]\n"
+	       "FILTER: [--pid PID] [--comm NAME] [--include-self] (what is "
+	       "probed and counted)\n"
 	       "Count calls of kernel functions with kmem_ro's bulk probes.\n"
 	       "  top    probe the functions, print the busiest of them every "
 	       "interval (hits\n"
