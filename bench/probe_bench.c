@@ -35,6 +35,13 @@
  *     batch, one RCU grace period for all (one each took ~60 ms under
  *     TCG: 10 minutes for 10,000).  "probe_bench unregister [N]" runs only
  *     this part, with N probes (BENCH_PROBE_PART=unregister: UNREG_PROBES).
+ * (e) The probe filter (KMEM_RO_IOC_PROBE_FILTER): one probe on HOT, at
+ *     its entry (ftrace) and past it (kprobe), the workload timed with no
+ *     filter, with filters its calls match (this process, its name) and
+ *     with filters they miss (init, another name); added ns per hit over
+ *     the unprobed workload, as ratios to the unfiltered probe's.  The
+ *     configurations take turns, FILTER_ROUNDS times, the fastest of each
+ *     kept.  "probe_bench filter" (BENCH_PROBE_PART=filter) runs only this.
  *
  * "Probe-able" functions: vmlinux text symbols with a unique name that
  * tracefs lists in available_filter_functions and debugfs does not list
@@ -71,6 +78,7 @@
 #define OPT_STABLE_S	10.0
 #define OPT_CAP_S	900.0
 #define MAX_WORKLOAD	64
+#define FILTER_ROUNDS	5
 
 struct cand {
 	uint64_t addr;
@@ -913,6 +921,108 @@ out:
 	return err;
 }
 
+/* (e): one filter configuration of filter_run(). */
+struct filter_conf {
+	const char *name;
+	uint64_t flags;
+	pid_t pid;
+	const char *comm;
+	double ns;		/* fastest round */
+	uint64_t hits;		/* per CALLS calls */
+};
+
+/* One probe on HOT, each configuration of @c in turn; 0 or -errno. */
+static int filter_run(bool kprobe, struct filter_conf *c, size_t nc, double *base)
+{
+	struct kmemdev *h = open_dev();
+	struct kmem_ro_probe_spec s;
+	uint64_t id, count;
+	int err;
+
+	err = kmemdev_probe_spec_fill(h, &s, HOT, 0, KMEM_RO_PROBE_ENABLED);
+	if (!err && kprobe)
+		s.offset = after_fentry(h, s.addr);
+	if (!err)
+		err = kmemdev_probes_add(h, &s, 1, NULL);
+	if (!err && s.result <= 0)
+		err = s.result ? (int)s.result : -EPROTO;
+	id = (uint64_t)s.result;
+	for (int round = 0; !err && round < FILTER_ROUNDS; round++) {
+		double ns;
+
+		/* the unprobed workload takes its turn too: disabled */
+		err = kmemdev_probes_disable(h, &id, 1);
+		ns = err ? 0 : timed_calls();
+		if (!err && (!round || ns < *base))
+			*base = ns;
+		if (!err)
+			err = kmemdev_probes_enable(h, &id, 1);
+		for (size_t i = 0; !err && i < nc; i++) {
+			err = kmemdev_probe_filter(h, c[i].flags, c[i].pid, c[i].comm);
+			if (!err)
+				err = kmemdev_probes_stats(h, &id, 1, &count, KMEM_RO_PROBE_RESET);
+			if (err < 0)
+				break;
+			ns = timed_calls();
+			err = kmemdev_probes_stats(h, &id, 1, &count, 0);
+			if (err < 0)
+				break;
+			err = 0;
+			if (!round || ns < c[i].ns)
+				c[i].ns = ns;
+			c[i].hits = count / REPS;
+		}
+	}
+	if (err < 0)
+		fprintf(stderr, "probe_bench: filter: %s\n",
+			kmemdev_strerror(KMEMDEV_OP_PROBES, err));
+	kmemdev_close(h);
+	return err < 0 ? err : 0;
+}
+
+static void filter_runs(void)
+{
+	char comm[KMEM_RO_PROBE_COMM_LEN] = "";
+	FILE *f = fopen("/proc/self/comm", "re");
+
+	if (!f || !fgets(comm, sizeof(comm), f)) {
+		fprintf(stderr, "probe_bench: filter: no /proc/self/comm\n");
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	for (int kprobe = 0; kprobe < 2; kprobe++) {
+		struct filter_conf c[] = {
+			{ "none", 0, 0, NULL, 0, 0 },
+			{ "pid_match", KMEM_RO_PROBE_FILTER_PID, getpid(), NULL, 0, 0 },
+			{ "pid_miss", KMEM_RO_PROBE_FILTER_PID, 1, NULL, 0, 0 },
+			{ "comm_match", KMEM_RO_PROBE_FILTER_COMM, 0, comm, 0, 0 },
+			{ "comm_miss", KMEM_RO_PROBE_FILTER_COMM, 0, "no_such_task", 0, 0 },
+			{ "both_match", KMEM_RO_PROBE_FILTER_PID | KMEM_RO_PROBE_FILTER_COMM,
+			  getpid(), comm, 0, 0 },
+		};
+		size_t nc = sizeof(c) / sizeof(c[0]);
+		double base = 0, none;
+
+		if (filter_run(kprobe, c, nc, &base))
+			return;
+		none = c[0].ns - base;
+		printf("bench probe_filter kernel=%s accel=%s path=%s calls=%d rounds=%d"
+		       " base_ns_per_call=%.1f", kernel, accel, kprobe ? "kprobe" : "ftrace",
+		       CALLS, FILTER_ROUNDS, base);
+		for (size_t i = 0; i < nc; i++)
+			printf(" %s_added_ns=%.1f %s_hits=%llu", c[i].name, c[i].ns - base,
+			       c[i].name, (unsigned long long)c[i].hits);
+		for (size_t i = 1; i < nc; i++)
+			printf(" ratio_%s=%.2f", c[i].name,
+			       none > 0 ? (c[i].ns - base) / none : 0.0);
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 100, 2000, 8000 };
@@ -945,6 +1055,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (part && !strcmp(part, "unregister"))
 		return unregister_run(argc > 2 ? strtoul(argv[2], NULL, 0) : UNREG_PROBES) ? 1 : 0;
+	if (part && !strcmp(part, "filter")) {
+		filter_runs();
+		return 0;
+	}
 
 	base = ns_per_call();
 	/* Every candidate enabled: also tells which ones the workload runs. */

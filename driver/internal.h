@@ -93,6 +93,7 @@ long kmem_ro_probe_disable_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_probe_del_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_probe_stats_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_probe_list_ioctl(struct file *file, void __user *uarg);
+long kmem_ro_probe_filter_ioctl(struct file *file, void __user *uarg);
 void kmem_ro_probe_release(struct file *file);
 int kmem_ro_probe_init(void);
 void kmem_ro_probe_exit(void);

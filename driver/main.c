@@ -118,6 +118,8 @@ static const struct kmem_ro_ioctl kmem_ro_ioctls[] = {
 		      kmem_ro_probe_stats_ioctl),
 	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0,
 		      kmem_ro_probe_list_ioctl),
+	KMEM_RO_IOCTL(KMEM_RO_IOC_PROBE_FILTER, KMEM_RO_PROBE_FILTER_SIZE_VER0,
+		      kmem_ro_probe_filter_ioctl),
 	KMEM_RO_IOCTL(KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0,
 		      kmem_ro_events_snapshot_ioctl),
 };

@@ -62,8 +62,10 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -124,11 +126,28 @@ struct kmem_ro_probe {
 	u64 __percpu *hits;		/* only ever incremented */
 	u64 base;			/* hits before the last RESET */
 	u64 taken;			/* STATS: this call's count, for an id named twice */
+	struct kmem_ro_probe_set *set;	/* for the kprobe handler's filter */
 	struct kprobe kp;
 	char name[KMEM_RO_PROBE_NAME_LEN];
 };
 
+/*
+ * Which hits count (KMEM_RO_IOC_PROBE_FILTER).  Read by the handlers
+ * under RCU (preemption off), replaced whole and freed after a grace
+ * period.  @tgid and the comm words are what a hit compares; @pid is the
+ * process itself, checked only when the number matches, so that a number
+ * used again by a later process does not match.
+ */
+struct kmem_ro_probe_filter_state {
+	u64 flags;			/* KMEM_RO_PROBE_FILTER_PID, _COMM */
+	pid_t tgid;			/* pid_nr(@pid): the init namespace's number */
+	struct pid *pid;		/* held: the number alone may be reused */
+	u64 comm[2];			/* TASK_COMM_LEN bytes, zero-padded */
+};
+
 struct kmem_ro_probe_set {
+	/* first: on the cache line of the hash table's lookup (ht.tbl) */
+	struct kmem_ro_probe_filter_state __rcu *filter;
 	struct mutex lock;
 	struct rhashtable ht;
 	struct xarray probes;		/* id -> probe, walked in id order */
@@ -205,6 +224,34 @@ kmem_ro_probe_find(struct kmem_ro_probe_set *set, unsigned long key)
 }
 
 /*
+ * Does the current task pass @set's filter?  Without one: one load and a
+ * branch.  The comm is compared as two words, padded as __set_task_comm()
+ * pads it (strscpy_pad() in 6.1 and 6.12, memcpy() and memset() in 7.3,
+ * fs/exec.c), with no call that could itself be probed.  A rename racing
+ * with the hit may tear the words: that hit may be missed.
+ */
+static __always_inline bool kmem_ro_probe_filter_pass(struct kmem_ro_probe_set *set)
+{
+	const struct kmem_ro_probe_filter_state *f = rcu_dereference_sched(set->filter);
+	struct task_struct *t;
+	u64 comm[2];
+
+	if (likely(!f))
+		return true;
+	t = current;
+	if (f->flags & KMEM_RO_PROBE_FILTER_PID &&
+	    (t->tgid != f->tgid || task_tgid(t) != f->pid))
+		return false;
+	if (f->flags & KMEM_RO_PROBE_FILTER_COMM) {
+		BUILD_BUG_ON(sizeof(t->comm) != sizeof(comm));
+		memcpy(comm, t->comm, sizeof(comm));	/* two loads: a constant size */
+		if (comm[0] != f->comm[0] || comm[1] != f->comm[1])
+			return false;
+	}
+	return true;
+}
+
+/*
  * The ip ftrace hands us is the patched call site: the function address,
  * or just past its ENDBR64 on IBT kernels (6.12).  Everything the callback
  * calls may be probed too: the recursion lock comes first.  A hit where
@@ -222,7 +269,8 @@ static void notrace kmem_ro_probe_ftrace(unsigned long ip, unsigned long parent_
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	if (!rcu_is_watching())
+	/* the filter first: a hit it rejects costs no hash lookup */
+	if (!rcu_is_watching() || !kmem_ro_probe_filter_pass(set))
 		goto out;
 	p = kmem_ro_probe_find(set, ip);
 	if (ENDBR_INSN_SIZE && (!p || p->flags & KMEM_RO_PROBE_KPROBE))
@@ -234,9 +282,13 @@ out:
 	ftrace_test_recursion_unlock(bit);
 }
 
+/* kprobe handlers run with preemption off: an RCU reader of the filter. */
 static int kmem_ro_probe_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
 {
-	this_cpu_inc(*container_of(kp, struct kmem_ro_probe, kp)->hits);
+	struct kmem_ro_probe *p = container_of(kp, struct kmem_ro_probe, kp);
+
+	if (kmem_ro_probe_filter_pass(p->set))
+		this_cpu_inc(*p->hits);
 	return 0;
 }
 
@@ -665,6 +717,7 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 		err = -ENOMEM;
 		goto out_free;
 	}
+	p->set = set;
 	p->addr = spec->addr;
 	p->offset = spec->offset;
 	p->key = spec->addr + spec->offset;
@@ -1224,6 +1277,109 @@ out:
 	return err;
 }
 
+/* ---- FILTER ---- */
+
+static void kmem_ro_probe_filter_free(struct kmem_ro_probe_filter_state *f)
+{
+	if (!f)
+		return;
+	put_pid(f->pid);
+	kfree(f);
+}
+
+/* Are @a's flags, reserved fields, pid and comm well formed? */
+static bool kmem_ro_probe_filter_valid(const struct kmem_ro_probe_filter *a)
+{
+	bool by_pid = a->flags & KMEM_RO_PROBE_FILTER_PID;
+	bool by_comm = a->flags & KMEM_RO_PROBE_FILTER_COMM;
+
+	if (a->flags & ~(KMEM_RO_PROBE_FILTER_PID | KMEM_RO_PROBE_FILTER_COMM) ||
+	    a->reserved0 || a->reserved[0] || a->reserved[1])
+		return false;
+	if (by_pid != !!a->pid)
+		return false;
+	if (by_comm)
+		return strnlen(a->comm, sizeof(a->comm)) < sizeof(a->comm);
+	return !memchr_inv(a->comm, 0, sizeof(a->comm));
+}
+
+/*
+ * The filter @a asks for, or NULL (flags 0: none).  The pid is looked up
+ * in the caller's namespace (find_get_pid(): task_active_pid_ns(current))
+ * and must lead a thread group; the reference keeps that very process.
+ */
+static struct kmem_ro_probe_filter_state *
+kmem_ro_probe_filter_new(const struct kmem_ro_probe_filter *a)
+{
+	struct kmem_ro_probe_filter_state *f;
+
+	if (!a->flags)
+		return NULL;
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	f->flags = a->flags;
+	if (a->flags & KMEM_RO_PROBE_FILTER_PID) {
+		f->pid = a->pid <= INT_MAX ? find_get_pid(a->pid) : NULL;
+		if (!f->pid || !pid_has_task(f->pid, PIDTYPE_TGID)) {
+			kmem_ro_probe_filter_free(f);
+			return ERR_PTR(-ESRCH);
+		}
+		f->tgid = pid_nr(f->pid);
+	}
+	/* zero-padded as the kernel pads task names: the bytes past the NUL go */
+	BUILD_BUG_ON(sizeof(f->comm) != TASK_COMM_LEN || sizeof(a->comm) != TASK_COMM_LEN);
+	if (a->flags & KMEM_RO_PROBE_FILTER_COMM)
+		strscpy_pad((char *)f->comm, a->comm, sizeof(f->comm));
+	return f;
+}
+
+/**
+ * kmem_ro_probe_filter_ioctl() - KMEM_RO_IOC_PROBE_FILTER
+ * @file: the open device, whose probes the filter applies to
+ * @uarg: user pointer to struct kmem_ro_probe_filter
+ *
+ * Return: 0 or a negative errno as documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_probe_filter_ioctl(struct file *file, void __user *uarg)
+{
+	struct kmem_ro_probe_filter_state *f, *old;
+	struct kmem_ro_probe_set *set;
+	struct kmem_ro_probe_filter a;
+	u64 usize;
+	int err;
+
+	err = kmem_ro_arg_in(&a, sizeof(a), KMEM_RO_PROBE_FILTER_SIZE_VER0, uarg, &usize);
+	if (err)
+		return err;
+	if (!kmem_ro_probe_filter_valid(&a))
+		return -EINVAL;
+	if (!kmem_ro_probe_allowed())
+		return -EPERM;
+	f = kmem_ro_probe_filter_new(&a);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	/* written back as every argument is, before acting: EFAULT does nothing */
+	err = kmem_ro_arg_out(uarg, &a, sizeof(a), usize);
+	if (err) {
+		kmem_ro_probe_filter_free(f);
+		return err;
+	}
+	/* a call that fails leaves no probe set behind */
+	set = kmem_ro_probe_set(file, f != NULL);
+	if (!set) {		/* or clears where no filter was ever set */
+		kmem_ro_probe_filter_free(f);
+		return f ? -ENOMEM : 0;
+	}
+	mutex_lock(&set->lock);
+	old = rcu_replace_pointer(set->filter, f, lockdep_is_held(&set->lock));
+	mutex_unlock(&set->lock);
+	/* no hit counts by the old filter once the call returns */
+	synchronize_rcu();
+	kmem_ro_probe_filter_free(old);
+	return 0;
+}
+
 /* ---- LIST ---- */
 
 /*
@@ -1638,5 +1794,7 @@ void kmem_ro_probe_release(struct file *file)
 	ftrace_free_filter(&set->ops);
 	ftrace_free_filter(&set->check);
 	xa_destroy(&set->probes);
+	/* no handler runs any more: ftrace and kprobes waited for them */
+	kmem_ro_probe_filter_free(rcu_dereference_protected(set->filter, true));
 	kfree(set);
 }

@@ -245,6 +245,32 @@ int kmemdev_probes_stats_all(struct kmemdev *h, uint64_t *counts,
 			flags | KMEM_RO_PROBE_ALL);
 }
 
+int kmemdev_probe_filter(struct kmemdev *h, uint64_t flags, pid_t pid,
+			 const char *comm)
+{
+	struct kmem_ro_probe_filter arg = { .size = sizeof(arg), .flags = flags };
+	int err;
+
+	if (!h || (flags & ~(KMEM_RO_PROBE_FILTER_PID | KMEM_RO_PROBE_FILTER_COMM)))
+		return -EINVAL;
+	if (flags & KMEM_RO_PROBE_FILTER_PID) {
+		if (pid <= 0)
+			return -EINVAL;
+		arg.pid = (uint32_t)pid;
+	}
+	if (flags & KMEM_RO_PROBE_FILTER_COMM) {
+		if (!comm)
+			return -EINVAL;
+		if (strlen(comm) >= sizeof(arg.comm))
+			return -ENAMETOOLONG;
+		memcpy(arg.comm, comm, strlen(comm));
+	}
+	err = kmemdev__feature(h, KMEM_RO_FEAT_PROBE_FILTER);
+	if (err)
+		return err;
+	return ioctl(h->fd, KMEM_RO_IOC_PROBE_FILTER, &arg) < 0 ? -errno : 0;
+}
+
 int kmemdev_probes_list(struct kmemdev *h, uint64_t flags,
 			struct kmem_ro_probe_info **out, unsigned int *count)
 {

@@ -86,6 +86,7 @@ static const struct op_text texts[] = {
 
 	/* kmemdev_probes_*() */
 	{ KMEMDEV_OP_PROBES, ENOENT, "no such probe id in this handle" },
+	{ KMEMDEV_OP_PROBES, ESRCH, "no such process (a process id of this pid namespace, not a thread's)" },
 	{ KMEMDEV_OP_PROBES, EPERM, "not permitted: probes need CAP_PERFMON, CAP_SYS_ADMIN or kmem_ro's probe_group=1 (and no lockdown)" },
 	{ KMEMDEV_OP_PROBES, EOPNOTSUPP, "not supported: probes need the kmem_ro device and a driver with KMEM_RO_FEAT_PROBES" },
 	{ KMEMDEV_OP_PROBES, EBUSY, "kprobes or ftrace refused to switch a probe" },

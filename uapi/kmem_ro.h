@@ -38,7 +38,7 @@
  * ABI version: bumped when an ioctl is added or a struct grows.  Callers
  * should test the ioctls and features bitmasks, not compare versions.
  */
-#define KMEM_RO_ABI_VERSION	2
+#define KMEM_RO_ABI_VERSION	3
 
 /*
  * ioctl magic: 0xBE, sequence numbers 0x00-0x3f reserved for kmem_ro.
@@ -66,6 +66,7 @@
 #define KMEM_RO_FEAT_PROBES	(1ULL << 7)	/* KMEM_RO_IOC_PROBE_* */
 #define KMEM_RO_FEAT_EVENTS	(1ULL << 8)	/* kmem_ro_events.h, KMEM_RO_IOC_EVENTS_SNAPSHOT */
 #define KMEM_RO_FEAT_VMCOREINFO	(1ULL << 9)	/* kmem_ro_info.vmcoreinfo_* */
+#define KMEM_RO_FEAT_PROBE_FILTER	(1ULL << 10)	/* KMEM_RO_IOC_PROBE_FILTER */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -662,12 +663,68 @@ struct kmem_ro_probe_list {
 
 #define KMEM_RO_PROBE_LIST_SIZE_VER0	48
 
+/* kmem_ro_probe_filter.flags */
+#define KMEM_RO_PROBE_FILTER_PID	(1ULL << 0)	/* count only hits in process @pid */
+#define KMEM_RO_PROBE_FILTER_COMM	(1ULL << 1)	/* count only hits in tasks named @comm */
+
+#define KMEM_RO_PROBE_COMM_LEN	16	/* TASK_COMM_LEN, NUL included */
+
+/**
+ * struct kmem_ro_probe_filter - KMEM_RO_IOC_PROBE_FILTER argument
+ * @size: in: sizeof(struct kmem_ro_probe_filter)
+ * @flags: in: KMEM_RO_PROBE_FILTER_PID, KMEM_RO_PROBE_FILTER_COMM, both
+ *	(a hit must match both), or 0 to clear the filter
+ * @pid: in: with KMEM_RO_PROBE_FILTER_PID, a process id (thread-group id)
+ *	in the caller's pid namespace; else 0
+ * @reserved0: in: must be 0
+ * @comm: in: with KMEM_RO_PROBE_FILTER_COMM, a task name as the kernel
+ *	keeps it (/proc/PID/comm: at most 15 bytes, NUL-terminated; bytes
+ *	after the NUL are ignored); else all 0
+ * @reserved: in: must be 0
+ *
+ * Sets (or, with flags 0, clears) the file's probe filter: from the
+ * return of the call on, a hit of any of the file's probes, present or
+ * later, is counted only when the task running the probed code belongs
+ * to process @pid (every thread of it) and/or its name is exactly @comm
+ * (all KMEM_RO_PROBE_COMM_LEN bytes, as the kernel pads it).  Hits that
+ * do not match are not counted; counts made before the call stay.  The
+ * task is the current one, also for a hit in an interrupt that came while
+ * it ran, as for ftrace's set_ftrace_pid and event filters on common_comm
+ * (kernel/trace/ftrace.c, trace_events_filter.c: filter_pred_comm()).  A
+ * task renamed while a probe hits may be missed for that hit.  The filter
+ * holds the process (its struct pid), not its number: once it has exited,
+ * no hit matches, even if the number is used again.  A new filter
+ * replaces the old one; closing the file drops it.
+ *
+ * Errors: EINVAL (unknown flags, reserved, size below
+ * KMEM_RO_PROBE_FILTER_SIZE_VER0, @pid 0 with KMEM_RO_PROBE_FILTER_PID,
+ * @pid or @comm non-zero without their flag, @comm without a NUL in its
+ * KMEM_RO_PROBE_COMM_LEN bytes), E2BIG (size above PAGE_SIZE or unknown
+ * non-zero tail), ESRCH (no process has thread-group id @pid in the
+ * caller's pid namespace: none, a thread that is not a group leader, or
+ * one that has exited), EPERM (as for ADD: without CAP_PERFMON or
+ * CAP_SYS_ADMIN unless probe_group is set, or under lockdown of kprobes),
+ * EFAULT (the argument cannot be read, or written back unchanged: nothing
+ * is done), ENOMEM.  A call that fails changes nothing.
+ */
+struct kmem_ro_probe_filter {
+	__u64 size;
+	__u64 flags;
+	__u32 pid;
+	__u32 reserved0;
+	char comm[KMEM_RO_PROBE_COMM_LEN];
+	__u64 reserved[2];
+};
+
+#define KMEM_RO_PROBE_FILTER_SIZE_VER0	56
+
 #define KMEM_RO_IOC_PROBE_ADD		_IOWR(KMEM_RO_IOC_MAGIC, 0x10, struct kmem_ro_probe_add)
 #define KMEM_RO_IOC_PROBE_ENABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x11, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_DISABLE	_IOWR(KMEM_RO_IOC_MAGIC, 0x12, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_DEL		_IOWR(KMEM_RO_IOC_MAGIC, 0x13, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_STATS		_IOWR(KMEM_RO_IOC_MAGIC, 0x14, struct kmem_ro_probe_ids)
 #define KMEM_RO_IOC_PROBE_LIST		_IOWR(KMEM_RO_IOC_MAGIC, 0x15, struct kmem_ro_probe_list)
+#define KMEM_RO_IOC_PROBE_FILTER	_IOWR(KMEM_RO_IOC_MAGIC, 0x16, struct kmem_ro_probe_filter)
 
 /*
  * Events (uapi/kmem_ro_events.h): a generic netlink family with module

@@ -751,6 +751,34 @@ KMEMDEV_API int kmemdev_probes_list(struct kmemdev *h, uint64_t flags,
 				    unsigned int *count);
 
 /**
+ * @brief Count only the hits of one process, of one task name, or both.
+ *
+ * Sets the handle's probe filter (KMEM_RO_IOC_PROBE_FILTER): from the
+ * return on, a hit of any of its probes, present or later, counts only
+ * when the task running the probed code belongs to process @p pid (any of
+ * its threads) and/or is named exactly @p comm (as /proc/PID/comm shows
+ * it).  A new filter replaces the old one; flags 0 clears it.  Counts made
+ * before stay.  The filter holds the process itself: once it has exited,
+ * no hit matches, even if its number is used again.
+ *
+ * @param h handle (device)
+ * @param flags KMEM_RO_PROBE_FILTER_PID, KMEM_RO_PROBE_FILTER_COMM, both
+ *	(a hit must match both), or 0 to clear the filter
+ * @param pid with KMEM_RO_PROBE_FILTER_PID, a process id (thread-group
+ *	id) in the caller's pid namespace; else ignored
+ * @param comm with KMEM_RO_PROBE_FILTER_COMM, a task name of at most
+ *	KMEM_RO_PROBE_COMM_LEN - 1 bytes; else ignored (may be NULL)
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL handle,
+ *	unknown flags, a pid of 0 or less, a NULL comm), -ENAMETOOLONG (comm
+ *	of KMEM_RO_PROBE_COMM_LEN bytes or more), -ESRCH (no process has
+ *	that id), -EOPNOTSUPP (kcore handle, or the driver lacks
+ *	KMEM_RO_FEAT_PROBE_FILTER), -EPERM (as kmemdev_probes_add()),
+ *	-EFAULT, -ENOMEM
+ */
+KMEMDEV_API int kmemdev_probe_filter(struct kmemdev *h, uint64_t flags,
+				     pid_t pid, const char *comm);
+
+/**
  * @brief Fill a probe spec for a kernel function, by name.
  *
  * Looks the name up in /proc/kallsyms among text symbols only (types 't'

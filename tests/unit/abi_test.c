@@ -128,6 +128,23 @@ START_TEST(test_ioctl_number)
 }
 END_TEST
 
+START_TEST(test_probe_filter_layout)
+{
+	typedef struct kmem_ro_probe_filter F;
+
+	ck_assert_uint_eq(sizeof(F), KMEM_RO_PROBE_FILTER_SIZE_VER0);
+	ck_assert_uint_eq(offsetof(F, flags), 8);
+	ck_assert_uint_eq(offsetof(F, pid), 16);
+	ck_assert_uint_eq(offsetof(F, reserved0), 20);
+	ck_assert_uint_eq(offsetof(F, comm), 24);
+	ck_assert_uint_eq(FIELD_SIZE(F, comm), 16);	/* TASK_COMM_LEN */
+	ck_assert_uint_eq(offsetof(F, reserved), 40);
+	ck_assert_uint_eq(_IOC_NR(KMEM_RO_IOC_PROBE_FILTER), 0x16);
+	ck_assert_uint_eq(_IOC_SIZE(KMEM_RO_IOC_PROBE_FILTER), sizeof(F));
+	ck_assert_uint_eq(_IOC_DIR(KMEM_RO_IOC_PROBE_FILTER), _IOC_READ | _IOC_WRITE);
+}
+END_TEST
+
 START_TEST(test_constants)
 {
 	ck_assert_str_eq(KMEM_RO_DEVICE, "/dev/kmem_ro");
@@ -161,6 +178,7 @@ static Suite *abi_suite(void)
 	tcase_add_test(tc, test_info_size_ver0);
 	tcase_add_test(tc, test_u64_alignment);
 	tcase_add_test(tc, test_ioctl_number);
+	tcase_add_test(tc, test_probe_filter_layout);
 	tcase_add_test(tc, test_constants);
 	tcase_add_test(tc, test_open_opts);
 	suite_add_tcase(s, tc);

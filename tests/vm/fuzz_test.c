@@ -390,6 +390,7 @@ static const int ok_add[] = { EINVAL, E2BIG, EFAULT, EPERM, 0 };
 static const int ok_switch[] = { EINVAL, E2BIG, EFAULT, EPERM, ENOENT, 0 };
 static const int ok_del[] = { EINVAL, E2BIG, EFAULT, ENOENT, 0 };
 static const int ok_list[] = { EINVAL, E2BIG, EFAULT, 0 };
+static const int ok_filter[] = { EINVAL, E2BIG, EFAULT, EPERM, ESRCH, 0 };
 static const int ok_badcmd[] = { ENOTTY, 0 };
 /* per item: READV segments, WALK faults, PROBE_ADD specs */
 static const int ok_read[] = { EINVAL, EFAULT, ENXIO, EPERM, 0 };
@@ -2850,6 +2851,80 @@ static void op_list(struct fuzz *f)
 		wrong(f, "PROBE_LIST: wrote past %u entries", w);
 }
 
+/* ---- PROBE_FILTER ---- */
+
+#ifdef KMEM_RO_IOC_PROBE_FILTER
+#define FILTER_FLAGS	(KMEM_RO_PROBE_FILTER_PID | KMEM_RO_PROBE_FILTER_COMM)
+
+/* A filter by this process, init, a name, both, or none (clear). */
+static void op_filter(struct fuzz *f)
+{
+	static const char *const names[] = { "fuzz_test", "init", "", "kworker/0:1" };
+	struct kmem_ro_probe_filter *a;
+	struct fdstate *st;
+	struct call c;
+	char extra[64];
+
+	call_init(f, &c, "PROBE_FILTER", KMEM_RO_IOC_PROBE_FILTER, sizeof(*a),
+		  KMEM_RO_PROBE_FILTER_SIZE_VER0, FILTER_FLAGS, ok_filter);
+	reserved(&c, offsetof(struct kmem_ro_probe_filter, reserved0), 4);
+	reserved(&c, offsetof(struct kmem_ro_probe_filter, reserved), 16);
+	st = fdstate_of(f, c.fd);
+	a = (void *)c.s;
+	a->flags = below(f, 4);
+	if (a->flags & KMEM_RO_PROBE_FILTER_PID)
+		a->pid = pct(f, 50) ? (uint32_t)getpid() : 1;
+	if (a->flags & KMEM_RO_PROBE_FILTER_COMM)
+		snprintf(a->comm, sizeof(a->comm), "%s", names[below(f, 4)]);
+	c.valid_err = f->unpriv ? EPERM : 0;
+	for (unsigned int m = nmuts(f); m; m--) {
+		if (pct(f, 45)) {
+			generic_mutate(f, &c);
+			continue;
+		}
+		switch (below(f, 5)) {
+		case 0:
+			if (!(a->flags & KMEM_RO_PROBE_FILTER_PID) &&
+			    take(&c, G_A, "pid_without_flag", EINVAL))
+				a->pid = 1 + below(f, UINT32_MAX - 1);
+			break;
+		case 1:
+			if (!(a->flags & KMEM_RO_PROBE_FILTER_COMM) &&
+			    take(&c, G_B, "comm_without_flag", EINVAL))
+				a->comm[below(f, sizeof(a->comm))] = 1 + below(f, 255);
+			break;
+		case 2:
+			if ((a->flags & KMEM_RO_PROBE_FILTER_PID) &&
+			    take(&c, G_A, "pid_zero", EINVAL))
+				a->pid = 0;
+			break;
+		case 3:
+			if ((a->flags & KMEM_RO_PROBE_FILTER_COMM) &&
+			    take(&c, G_B, "comm_without_nul", EINVAL))
+				memset(a->comm, 'a' + below(f, 26), sizeof(a->comm));
+			break;
+		default:
+			/* above PID_MAX_LIMIT (4M), or not a pid_t */
+			if ((a->flags & KMEM_RO_PROBE_FILTER_PID) &&
+			    take(&c, G_A, "pid_nonexistent", late(&c, ESRCH)))
+				a->pid = pct(f, 50) ? between(f, 1U << 23, INT32_MAX) :
+					 between(f, 1U << 31, UINT32_MAX);
+			break;
+		}
+	}
+	snprintf(extra, sizeof(extra), "flags=%#" PRIx64 " pid=%u", (uint64_t)a->flags, a->pid);
+	if (!call_run(f, &c, extra))
+		return;
+	if (((struct kmem_ro_probe_filter *)c.s)->flags)
+		st->set = SET_YES;	/* a filter makes the file's probe set */
+}
+#else
+static void op_filter(struct fuzz *f)
+{
+	op_list(f);
+}
+#endif
+
 /* ---- EVENTS_SNAPSHOT ---- */
 
 #ifdef KMEM_RO_IOC_EVENTS_SNAPSHOT
@@ -2940,6 +3015,9 @@ static const struct {
 	{ KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0 },
 	{ KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0 },
 	{ KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0 },
+#ifdef KMEM_RO_IOC_PROBE_FILTER
+	{ KMEM_RO_IOC_PROBE_FILTER, KMEM_RO_PROBE_FILTER_SIZE_VER0 },
+#endif
 	{ KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0 },
 };
 #define NKNOWN	(sizeof(known_cmds) / sizeof(*known_cmds))
@@ -3727,8 +3805,10 @@ static void one_iteration(struct fuzz *f)
 		op_ids(f, 2);
 	else if (r < 670)
 		op_ids(f, 3);
-	else if (r < 705)
+	else if (r < 690)
 		op_list(f);
+	else if (r < 705)
+		op_filter(f);
 	else if (r < 720)
 		op_snapshot(f);
 	else if (r < 760)

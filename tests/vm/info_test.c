@@ -492,6 +492,10 @@ static const struct ioc iocs[] = {
 	    KMEM_RO_PROBE_ALL | KMEM_RO_PROBE_RESET, offsetof(struct kmem_ro_probe_ids, reserved0), 0),
 	IOC("PROBE_LIST", KMEM_RO_IOC_PROBE_LIST, kmem_ro_probe_list, KMEM_RO_PROBE_LIST_SIZE_VER0,
 	    KMEM_RO_PROBE_LIST_ALL_FILES, 0, 0),
+	/* flags 0: clears a filter the file never had */
+	IOC("PROBE_FILTER", KMEM_RO_IOC_PROBE_FILTER, kmem_ro_probe_filter,
+	    KMEM_RO_PROBE_FILTER_SIZE_VER0, KMEM_RO_PROBE_FILTER_PID | KMEM_RO_PROBE_FILTER_COMM,
+	    offsetof(struct kmem_ro_probe_filter, reserved0), 0),
 	/* STOP on a file without snapshots: the base is refused */
 	IOC("EVENTS_SNAPSHOT", KMEM_RO_IOC_EVENTS_SNAPSHOT, kmem_ro_events_snapshot,
 	    KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0, KMEM_RO_EVENTS_SNAPSHOT_STOP,

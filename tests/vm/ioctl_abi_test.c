@@ -93,6 +93,7 @@ static const struct {
 	IOCTL(KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_IDS_SIZE_VER0, struct kmem_ro_probe_ids),
 	IOCTL(KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_IDS_SIZE_VER0, struct kmem_ro_probe_ids),
 	IOCTL(KMEM_RO_IOC_PROBE_LIST, KMEM_RO_PROBE_LIST_SIZE_VER0, struct kmem_ro_probe_list),
+	IOCTL(KMEM_RO_IOC_PROBE_FILTER, KMEM_RO_PROBE_FILTER_SIZE_VER0, struct kmem_ro_probe_filter),
 	IOCTL(KMEM_RO_IOC_EVENTS_SNAPSHOT, KMEM_RO_EVENTS_SNAPSHOT_SIZE_VER0,
 	      struct kmem_ro_events_snapshot),
 #undef IOCTL

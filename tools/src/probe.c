@@ -24,6 +24,8 @@
 #include "parse.h"
 
 #define TOP_DEFAULT	20
+/* The driver's module: its functions count the tool's own work. */
+#define SELF_MODULE	"kmem_ro"
 
 /* One probed place: a spec the driver gave an id, and its function group. */
 struct ent {
@@ -45,7 +47,10 @@ struct session {
 	const char **mods;	/* per spec: its module, NULL for vmlinux */
 	size_t nspecs, cap;
 	uint32_t offset;	/* of the pattern being expanded */
+	bool glob;		/* the pattern has wildcards */
+	bool include_self;	/* --include-self */
 	size_t matched;		/* names matched, before removing repeats */
+	size_t self_skipped;	/* kmem_ro's own functions a glob matched */
 	struct ent *ents;
 	size_t nents;
 	struct group *groups;
@@ -58,11 +63,16 @@ struct session {
 };
 
 struct opts {
-	bool json, verbose, top_given;
+	bool json, verbose, top_given, include_self;
 	long top;
 	double interval;
 	long count;
 	const char *file;
+	const char *output;	/* -o: the report goes there, not to stdout */
+	FILE *out;
+	uint64_t filter;	/* KMEM_RO_PROBE_FILTER_* */
+	pid_t pid;
+	const char *comm;
 };
 
 static volatile sig_atomic_t stop_sig;
@@ -77,11 +87,14 @@ static void help(void)
 	printf("Usage: kmemctl [--device PATH] probe top PATTERN...|--file F "
 	       "[--interval S] [--count N]\n"
 	       "                                    [--top N] [--json] "
-	       "[--verbose]\n"
+	       "[--verbose] [FILTER] [--output F]\n"
 	       "       kmemctl [--device PATH] probe count PATTERN...|--file F "
 	       "[--top N] [--json]\n"
-	       "                                    -- COMMAND [ARGS...]\n"
+	       "                                    [--verbose] [FILTER] "
+	       "[--output F] -- COMMAND [ARGS...]\n"
 	       "       kmemctl [--device PATH] probe list [--json]\n"
+	       "FILTER: [--pid PID] [--comm NAME] [--include-self] (what is "
+	       "probed and counted)\n"
 	       "Count calls of kernel functions with kmem_ro's bulk probes.\n"
 	       "  top    probe the functions, print the busiest of them every "
 	       "interval (hits\n"
@@ -118,8 +131,21 @@ static void help(void)
 	       "                      in interval_ms, elapsed_ms)\n"
 	       "  -v, --verbose       name every function the driver "
 	       "refused, and why\n"
+	       "  -o, --output F      write the tables or JSON to F, not to "
+	       "standard output\n"
+	       "                      (count: COMMAND's output stays apart)\n"
+	       "  -p, --pid PID       count only the calls made by process PID "
+	       "(any thread)\n"
+	       "  -C, --comm NAME     count only the calls made by tasks named "
+	       "NAME exactly\n"
+	       "                      (as /proc/PID/comm; with --pid: both "
+	       "must match)\n"
+	       "      --include-self  let a glob match kmem_ro's own functions "
+	       "(skipped by\n"
+	       "                      default: they count kmemctl's own work)\n"
 	       "Counts are system-wide (every CPU, every process), as perf "
-	       "stat -a counts.\n"
+	       "stat -a counts,\n"
+	       "unless --pid or --comm filter them in the driver.\n"
 	       "Adding probes needs CAP_PERFMON or CAP_SYS_ADMIN (or kmem_ro "
 	       "loaded with\n"
 	       "probe_group=1), and a kernel whose lockdown allows kprobes.\n",
@@ -175,16 +201,23 @@ static int parse_seconds(const char *s, double *v)
 	return 0;
 }
 
-/* kmemdev_probe_glob() callback: one spec per matching function. */
+/*
+ * kmemdev_probe_glob() callback: one spec per matching function.  A glob
+ * skips kmem_ro's own functions unless --include-self: kmemctl's own
+ * ioctls would count in them.  A name without wildcards is taken as asked.
+ */
 static int collect(const struct kmemdev_sym *sym, void *arg)
 {
 	struct session *s = arg;
 	struct kmem_ro_probe_spec *sp;
-	size_t len = strlen(sym->name);
+	int err;
 
 	s->matched++;
-	if (len >= KMEM_RO_PROBE_NAME_LEN)
-		return 0;	/* the driver could not take it either */
+	if (s->glob && !s->include_self && sym->module &&
+	    !strcmp(sym->module, SELF_MODULE)) {
+		s->self_skipped++;
+		return 0;
+	}
 	if (s->nspecs == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 1024;
 		void *p = realloc(s->specs, ncap * sizeof(*s->specs));
@@ -200,11 +233,17 @@ static int collect(const struct kmemdev_sym *sym, void *arg)
 		s->cap = ncap;
 	}
 	sp = &s->specs[s->nspecs];
-	memset(sp, 0, sizeof(*sp));
+	err = kmemdev_probe_spec_fill(s->h, sp, sym->name, s->offset,
+				      KMEM_RO_PROBE_ENABLED);
+	if (err == -ENAMETOOLONG || err == -ENOENT)
+		return 0;	/* the driver could not take it either */
+	if (err)
+		return err;
+	/*
+	 * Static functions of several files share a name: the library picks
+	 * the first of them, the walk names each, at its own address.
+	 */
 	sp->addr = sym->addr;
-	sp->offset = s->offset;
-	sp->flags = KMEM_RO_PROBE_ENABLED;
-	memcpy(sp->name, sym->name, len + 1);
 	s->mods[s->nspecs++] = sym->module;
 	return 0;
 }
@@ -227,6 +266,7 @@ static int split_offset(char *pat, uint32_t *off)
 
 static int expand(struct session *s, const char *pattern)
 {
+	size_t skipped = s->self_skipped;
 	char *pat = strdup(pattern);
 	int n;
 
@@ -237,12 +277,18 @@ static int expand(struct session *s, const char *pattern)
 		kmemctl_usage_err("probe: bad offset in '%s'", pattern);
 		return -EINVAL;
 	}
+	s->glob = strpbrk(pat, "*?[") != NULL;
 	n = kmemdev_probe_glob(s->h, pat, collect, s);
-	if (n < 0)
+	skipped = s->self_skipped - skipped;
+	if (n < 0) {
 		kmemctl_err(KMEMDEV_OP_SYMBOL, n, "probe: match '%s'", pattern);
-	else if (n == 0)
+	} else if (n == 0) {
 		kmemctl_fail("probe: match '%s': no kernel function matches",
 			     pattern);
+	} else if ((size_t)n == skipped) {
+		kmemctl_fail("probe: match '%s': only kmem_ro's own functions "
+			     "match (--include-self probes them)", pattern);
+	}
 	free(pat);
 	return n < 0 ? n : 0;
 }
@@ -425,10 +471,14 @@ static void print_setup_text(const struct session *s, FILE *f)
 	}
 	if (s->refused_other)
 		fprintf(f, "%s%u other", sep, s->refused_other);
+	if (s->self_skipped)
+		fprintf(f, "; %zu of kmem_ro's own skipped (--include-self)",
+			s->self_skipped);
 	fputc('\n', f);
 }
 
-static void json_setup_members(struct json *j, const struct session *s)
+static void json_setup_members(struct json *j, const struct session *s,
+			       const struct opts *o)
 {
 	size_t e;
 
@@ -441,6 +491,15 @@ static void json_setup_members(struct json *j, const struct session *s)
 			json_u64(j, errno_name((int)e), s->refused[e]);
 	if (s->refused_other)
 		json_u64(j, "other", s->refused_other);
+	json_object_end(j);
+	json_u64(j, "self_skipped", s->self_skipped);
+	if (!o->filter)
+		return;
+	json_object_begin(j, "filter");
+	if (o->filter & KMEM_RO_PROBE_FILTER_PID)
+		json_u64(j, "pid", (uint64_t)o->pid);
+	if (o->filter & KMEM_RO_PROBE_FILTER_COMM)
+		json_str(j, "comm", o->comm);
 	json_object_end(j);
 }
 
@@ -459,6 +518,25 @@ static int may_probe(struct session *s)
 	return err;
 }
 
+/* --pid, --comm: set in the driver before any probe counts. */
+static int set_filter(struct session *s, const struct opts *o)
+{
+	int err;
+
+	if (!o->filter)
+		return 0;
+	err = kmemdev_probe_filter(s->h, o->filter, o->pid, o->comm);
+	if (err == -EOPNOTSUPP)
+		kmemctl_fail("probe: filter: the loaded kmem_ro driver has no "
+			     "probe filter (KMEM_RO_FEAT_PROBE_FILTER)");
+	else if (err == -ESRCH)
+		kmemctl_fail("probe: filter --pid %d: no such process",
+			     (int)o->pid);
+	else if (err)
+		kmemctl_err(KMEMDEV_OP_PROBES, err, "probe: filter");
+	return err;
+}
+
 /* Expand every pattern, add and enable everything in one batch. */
 static int setup(struct session *s, char **pats, int npats,
 		 const struct opts *o)
@@ -466,6 +544,9 @@ static int setup(struct session *s, char **pats, int npats,
 	int err, i;
 
 	err = may_probe(s);
+	if (!err)
+		err = set_filter(s, o);
+	s->include_self = o->include_self;
 	for (i = 0; i < npats && !err; i++)
 		err = expand(s, pats[i]);
 	if (!err && o->file)
@@ -563,28 +644,28 @@ static void group_label(const struct group *g, char *buf, size_t sz)
 		snprintf(buf, sz, "%s", g->name);
 }
 
-static void print_rows(const struct session *s, const size_t *order,
+static void print_rows(FILE *f, const struct session *s, const size_t *order,
 		       size_t n, long top, bool with_total)
 {
 	size_t i, shown = top && (size_t)top < n ? (size_t)top : n;
 	char label[KMEM_RO_PROBE_NAME_LEN + 72];
 
 	if (with_total)
-		printf("%-48s %14s %14s\n", "FUNC", "HITS", "TOTAL");
+		fprintf(f, "%-48s %14s %14s\n", "FUNC", "HITS", "TOTAL");
 	else
-		printf("%-48s %14s\n", "FUNC", "HITS");
+		fprintf(f, "%-48s %14s\n", "FUNC", "HITS");
 	for (i = 0; i < shown; i++) {
 		const struct group *g = &s->groups[order[i]];
 
 		group_label(g, label, sizeof(label));
 		if (with_total)
-			printf("%-48s %14" PRIu64 " %14" PRIu64 "\n", label,
-			       g->hits, g->total);
+			fprintf(f, "%-48s %14" PRIu64 " %14" PRIu64 "\n", label,
+				g->hits, g->total);
 		else
-			printf("%-48s %14" PRIu64 "\n", label, g->total);
+			fprintf(f, "%-48s %14" PRIu64 "\n", label, g->total);
 	}
 	if (shown < n)
-		printf("... %zu more functions with hits\n", n - shown);
+		fprintf(f, "... %zu more functions with hits\n", n - shown);
 }
 
 static void json_rows(struct json *j, const struct session *s,
@@ -761,7 +842,7 @@ static int do_top(struct session *s, const struct opts *o)
 		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "probe: rank the counts");
 		return KMEMCTL_EXIT_ERROR;
 	}
-	if (!o->json && live_possible()) {
+	if (!o->json && !o->output && live_possible()) {
 		err = do_top_live(s, o, order);
 		free(order);
 		return err;
@@ -769,15 +850,15 @@ static int do_top(struct session *s, const struct opts *o)
 	if (o->json) {
 		struct json j;
 
-		json_init(&j, stdout);
+		json_init(&j, o->out);
 		json_object_begin(&j, NULL);
 		json_str(&j, "event", "setup");
-		json_setup_members(&j, s);
+		json_setup_members(&j, s, o);
 		json_object_end(&j);
 	} else {
-		print_setup_text(s, stdout);
+		print_setup_text(s, o->out);
 	}
-	fflush(stdout);
+	fflush(o->out);
 	catch_stop();
 	/* Count from here: hits while the probes were armed do not count. */
 	err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
@@ -790,6 +871,9 @@ static int do_top(struct session *s, const struct opts *o)
 					(uint64_t)(o->interval * 1e9 * (double)i));
 		size_t n;
 
+		/* the last record is "final", whatever ended the run */
+		if (o->count && i >= o->count)
+			more = false;
 		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
 					   s->counts, KMEM_RO_PROBE_RESET);
 		if (err < 0)
@@ -801,7 +885,7 @@ static int do_top(struct session *s, const struct opts *o)
 		if (o->json) {
 			struct json j;
 
-			json_init(&j, stdout);
+			json_init(&j, o->out);
 			json_object_begin(&j, NULL);
 			json_str(&j, "event", more ? "interval" : "final");
 			json_u64(&j, "interval", (uint64_t)i);
@@ -814,15 +898,15 @@ static int do_top(struct session *s, const struct opts *o)
 			char hms[16];
 
 			strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
-			printf("\n[%s] interval %ld%s: %.2f s, %" PRIu64
-			       " hits in %zu functions\n", hms, i,
-			       more ? "" : " (final)",
-			       (double)(now - prev) / 1e9, sum, n);
-			print_rows(s, order, n, o->top, true);
+			fprintf(o->out, "\n[%s] interval %ld%s: %.2f s, %" PRIu64
+				" hits in %zu functions\n", hms, i,
+				more ? "" : " (final)",
+				(double)(now - prev) / 1e9, sum, n);
+			print_rows(o->out, s, order, n, o->top, true);
 		}
-		fflush(stdout);
+		fflush(o->out);
 		prev = now;
-		if (!more || (o->count && i >= o->count))
+		if (!more)
 			break;
 	}
 	free(order);
@@ -918,7 +1002,7 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 		struct json j;
 		int i;
 
-		json_init(&j, stdout);
+		json_init(&j, o->out);
 		json_object_begin(&j, NULL);
 		json_array_begin(&j, "command");
 		for (i = 0; cmd[i]; i++)
@@ -926,15 +1010,16 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 		json_array_end(&j);
 		json_u64(&j, "exit_status", (uint64_t)status);
 		json_u64(&j, "elapsed_ms", (t1 - t0) / 1000000);
-		json_setup_members(&j, s);
+		json_setup_members(&j, s, o);
 		json_u64(&j, "hits", sum);
 		json_rows(&j, s, order, n, o->top, false);
 		json_object_end(&j);
 	} else {
-		printf("\n Probe hits (system-wide) while running '%s':"
-		       " %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
-		       cmd[0], (double)(t1 - t0) / 1e9, sum, n, s->ngroups);
-		print_rows(s, order, n, o->top, false);
+		fprintf(o->out, "\n Probe hits (%s) while running '%s':"
+			" %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
+			o->filter ? "filtered" : "system-wide", cmd[0],
+			(double)(t1 - t0) / 1e9, sum, n, s->ngroups);
+		print_rows(o->out, s, order, n, o->top, false);
 	}
 	free(order);
 	return status;
@@ -1018,10 +1103,15 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		{ "top",      required_argument, NULL, 't' },
 		{ "json",     no_argument,       NULL, 'j' },
 		{ "verbose",  no_argument,       NULL, 'v' },
+		{ "output",   required_argument, NULL, 'o' },
+		{ "pid",      required_argument, NULL, 'p' },
+		{ "comm",     required_argument, NULL, 'C' },
+		{ "include-self", no_argument,   NULL, 'S' },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o = { .interval = 1.0, .top = -1 };
+	struct opts o = { .interval = 1.0, .top = -1, .out = stdout };
+	long pid;
 	struct session s = { 0 };
 	char **cmd = NULL;
 	const char *sub;
@@ -1063,7 +1153,7 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvh", longopts,
+	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvo:p:C:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -1094,6 +1184,29 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_long(optarg, 1, &pid))
+				return kmemctl_usage_err("probe: bad --pid '%s': "
+							 "a process id from 1",
+							 optarg);
+			o.pid = (pid_t)pid;
+			o.filter |= KMEM_RO_PROBE_FILTER_PID;
+			break;
+		case 'C':
+			if (strlen(optarg) >= KMEM_RO_PROBE_COMM_LEN)
+				return kmemctl_usage_err("probe: bad --comm '%s': "
+							 "a task name has at "
+							 "most %d bytes", optarg,
+							 KMEM_RO_PROBE_COMM_LEN - 1);
+			o.comm = optarg;
+			o.filter |= KMEM_RO_PROBE_FILTER_COMM;
+			break;
+		case 'S':
+			o.include_self = true;
+			break;
 		case 'h':
 			help();
 			return KMEMCTL_EXIT_OK;
@@ -1105,7 +1218,8 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		return kmemctl_usage_err("probe %s: --interval and --count are "
 					 "for top", sub);
 	if (!is_top && !is_count) {
-		if (optind < nargs || o.file || o.top >= 0 || o.verbose)
+		if (optind < nargs || o.file || o.top >= 0 || o.verbose ||
+		    o.output || o.filter || o.include_self)
 			return kmemctl_usage_err("probe list: takes only --json");
 		return probe_list(ctx, &o);
 	}
@@ -1115,13 +1229,26 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 	if (o.top < 0)
 		o.top = is_top ? TOP_DEFAULT : 0;
 
+	/* before the command runs: it inherits no descriptor of it */
+	if (o.output) {
+		o.out = fopen(o.output, "we");
+		if (!o.out) {
+			kmemctl_err(KMEMDEV_OP_ANY, -errno, "probe: open %s",
+				    o.output);
+			return KMEMCTL_EXIT_ERROR;
+		}
+	}
 	s.h = kmemctl_open_dev(ctx, is_top ? "probe top" : "probe count",
 			       "/proc/kcore cannot count calls");
-	if (!s.h)
-		return KMEMCTL_EXIT_ERROR;
-	rc = setup(&s, argv + optind, nargs - optind, &o);
+	rc = s.h ? setup(&s, argv + optind, nargs - optind, &o) :
+		   KMEMCTL_EXIT_ERROR;
 	if (rc == KMEMCTL_EXIT_OK)
 		rc = is_top ? do_top(&s, &o) : do_count(&s, &o, cmd);
-	session_fini(&s);
+	if (s.h)
+		session_fini(&s);
+	if (o.output && fclose(o.out) && rc == KMEMCTL_EXIT_OK) {
+		kmemctl_err(KMEMDEV_OP_ANY, -errno, "probe: write %s", o.output);
+		rc = KMEMCTL_EXIT_ERROR;
+	}
 	return rc;
 }
