@@ -5,8 +5,9 @@
  * also makes calls from another process or name must not add to them),
  * -o FILE keeps the report apart from the command's own output, the last
  * top --json record is "final" however the run ends, and a glob skips
- * kmem_ro's own functions unless --include-self.  As root and as a member
- * of the device's group with probe_group=1.
+ * kmem_ro's own functions unless --include-self; kmemctl info names the
+ * feature and the ioctl.  As root and as a member of the device's group
+ * with probe_group=1.
  *
  * This binary is also the command kmemctl runs:
  *   --named NAME N K       rename itself NAME, make N getppid() calls and
@@ -244,6 +245,15 @@ START_TEST(self_excluded_from_globs)
 }
 END_TEST
 
+/* kmemctl info names the feature bit and the ioctl, as the driver reports them. */
+START_TEST(info_names_filter)
+{
+	ck_assert_msg(kmemctl("info") == 0, "%s", err);
+	ck_assert_msg(strstr(out, "probe-filter") && strstr(out, "PROBE_FILTER"), "%s", out);
+	ck_assert_msg(!strstr(out, "bit10") && !strstr(out, "bit22"), "%s", out);
+}
+END_TEST
+
 /* The group member with probe_group=1: filters and -o as root has them. */
 START_TEST(member_filters)
 {
@@ -271,6 +281,7 @@ static Suite *probe_filter_tool_suite(void)
 	tcase_add_test(tc, filter_errors);
 	tcase_add_test(tc, top_last_record_final);
 	tcase_add_test(tc, self_excluded_from_globs);
+	tcase_add_test(tc, info_names_filter);
 	tcase_add_test(tc, member_filters);
 	suite_add_tcase(s, tc);
 	return s;

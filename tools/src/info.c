@@ -25,6 +25,7 @@ static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_PROBES, "probes" },
 	{ KMEM_RO_FEAT_EVENTS, "events" },
 	{ KMEM_RO_FEAT_VMCOREINFO, "vmcoreinfo" },
+	{ KMEM_RO_FEAT_PROBE_FILTER, "probe-filter" },
 };
 
 static const struct bitname ioctl_names[] = {
@@ -38,6 +39,7 @@ static const struct bitname ioctl_names[] = {
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_DEL), "PROBE_DEL" },
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_STATS), "PROBE_STATS" },
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_LIST), "PROBE_LIST" },
+	{ 1ULL << _IOC_NR(KMEM_RO_IOC_PROBE_FILTER), "PROBE_FILTER" },
 	{ 1ULL << _IOC_NR(KMEM_RO_IOC_EVENTS_SNAPSHOT), "EVENTS_SNAPSHOT" },
 };
 
