@@ -40,7 +40,7 @@
 #define SNAP_TRIES	4
 
 enum { F_PID, F_TGID, F_COMM, F_STATE, F_EXIT, F_PARENT, F_MM, F_SIGNAL, F_CPU,
-       F_FLAGS };
+       F_FLAGS, F_STACK };
 
 static const char *const backend_names[PS_BACKEND_COUNT] = {
 	[PS_BACKEND_KCORE] = "kcore",
@@ -225,7 +225,7 @@ static int cpu_member(struct ps_snap *s, struct ps_member *cpu)
 static int layout(struct ps_snap *s)
 {
 	struct ps_member pid, comm, state, exit_state, parent, tasks, next;
-	struct ps_member mm, signal, cpu, flags;
+	struct ps_member mm, signal, cpu, flags, stack;
 	int err;
 
 	err = ps_snap_member(s, "task_struct", "tasks", &tasks);
@@ -267,11 +267,13 @@ static int layout(struct ps_snap *s)
 		err = cpu_member(s, &cpu);
 	if (!err)
 		err = ps_snap_member(s, "task_struct", "flags", &flags);
+	if (!err)
+		err = ps_snap_member(s, "task_struct", "stack", &stack);
 	if (err)
 		return err;
 	if ((state.size != 4 && state.size != 8) || exit_state.size != 4 ||
 	    parent.size != 8 || mm.size != 8 || signal.size != 8 ||
-	    cpu.size != 4 || flags.size != 4)
+	    cpu.size != 4 || flags.size != 4 || stack.size != 8)
 		return ps_snap_failed(s, KMEMDEV_OP_ANY, -EPROTO,
 			      "check task_struct member sizes from BTF");
 	add_field(s, F_TGID, s->tgid);
@@ -282,6 +284,7 @@ static int layout(struct ps_snap *s)
 	add_field(s, F_SIGNAL, signal);
 	add_field(s, F_CPU, cpu);
 	add_field(s, F_FLAGS, flags);
+	add_field(s, F_STACK, stack);
 	return ps_detail_layout(s);
 }
 
@@ -405,6 +408,9 @@ static void decode(const struct ps_snap *s, const unsigned char *rec,
 			break;
 		case F_FLAGS:
 			t->flags = (uint32_t)get_uint(rec, size);
+			break;
+		case F_STACK:
+			t->stack = get_uint(rec, size);
 			break;
 		}
 		rec += size;

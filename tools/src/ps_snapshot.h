@@ -32,7 +32,8 @@ enum ps_backend {
 /* What is read of every task. */
 enum ps_fields {
 	PS_FIELDS_PS,		/* pid, tgid, comm, state, exit_state, parent,
-				 * mm, signal, CPU; then VSZ, RSS, threads */
+				 * mm, signal, CPU, flags, stack; then VSZ,
+				 * RSS, threads */
 	PS_FIELDS_PID_COMM,	/* pid and comm only (the benchmark's seed) */
 };
 
@@ -54,6 +55,7 @@ enum ps_fields {
  * @rss_pages: file + anon + shmem pages, as statm's resident (PS_FIELDS_PS)
  * @cpu: task_cpu(): the CPU it runs on or last ran on (PS_FIELDS_PS)
  * @flags: task_struct.flags (PF_*) (PS_FIELDS_PS)
+ * @stack: task_struct.stack, the kernel stack's lowest address (PS_FIELDS_PS)
  * @nr_threads: signal->nr_threads, as /proc/PID/status's Threads
  *	(PS_FIELDS_PS)
  * @pid: pid (a thread's TID)
@@ -70,6 +72,7 @@ struct ps_task {
 	uint64_t signal;
 	uint64_t vsz_pages;
 	uint64_t rss_pages;
+	uint64_t stack;
 	uint32_t cpu;
 	uint32_t flags;
 	int32_t nr_threads;
@@ -85,7 +88,7 @@ struct ps_member {
 	uint32_t size;
 };
 
-#define PS_MAX_FIELDS	10
+#define PS_MAX_FIELDS	11
 
 /*
  * Where VSZ, RSS and the thread list lie behind task_struct.mm and .signal
