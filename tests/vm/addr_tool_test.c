@@ -294,6 +294,7 @@ static void check_thread_stack(bool as_member)
 	ck_assert_msg(kmemctl("whatis %#" PRIx64, stack + 8) == 0, "%s", err);
 	snprintf(s, sizeof(s), "tid %d \"", sleeper_tid);
 	ck_assert_msg(strstr(out, s) && strstr(out, "0x8 of "), "%s", out);
+	printf("%s", out);	/* for the record: the guest log */
 }
 
 START_TEST(whatis_thread_stack)

@@ -304,6 +304,7 @@ START_TEST(threads_are_proc_tasks)
 	ck_assert_msg(kmemctl("ps --threads --pid %d", kid) == 0, "%s", err);
 	ck_assert_int_eq(vt_count_lines(out), KID_THREADS + 2);
 	ck_assert_msg(strstr(out, "    PID     TID    PPID S CPU"), "%s", out);
+	printf("%s", out);	/* for the record: the guest log */
 	/* without -T a thread is no row of its own */
 	ck_assert_msg(kmemctl("ps --json --comm ps_kid") == 0, "%s", err);
 	ck_assert_int_eq(vt_json_num(out, "pid"), kid);
