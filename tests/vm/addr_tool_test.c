@@ -233,8 +233,11 @@ static uint64_t thread_task(pid_t tid, uint64_t *stack)
 	return found;
 }
 
-/* The size of the /proc/vmallocinfo area that starts at @start; 0 if none. */
-static long vmalloc_size(uint64_t start)
+/*
+ * The /proc/vmallocinfo area that starts at @start, as root sees it with
+ * kptr_restrict 1: its size (0 if none), end and caller (256 bytes).
+ */
+static long vmallocinfo_area(uint64_t start, uint64_t *end, char *caller)
 {
 	char line[512];
 	long size = 0;
@@ -247,8 +250,11 @@ static long vmalloc_size(uint64_t start)
 		unsigned long long a, b;
 		long n;
 
-		if (sscanf(line, "0x%llx-0x%llx %ld", &a, &b, &n) == 3 && a == start)
+		if (sscanf(line, "0x%llx-0x%llx %ld %255s", &a, &b, &n, caller) == 4 &&
+		    a == start) {
 			size = n;
+			*end = b;
+		}
 	}
 	fclose(f);
 	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
@@ -262,9 +268,9 @@ static long vmalloc_size(uint64_t start)
  */
 static void check_thread_stack(bool as_member)
 {
-	uint64_t stack, task = thread_task(start_sleeper(), &stack);
-	long area = vmalloc_size(stack), size = area - 4096;
-	char s[64];
+	uint64_t stack, task = thread_task(start_sleeper(), &stack), end;
+	char s[64], caller[256];
+	long area = vmallocinfo_area(stack, &end, caller), size = area - 4096;
 
 	ck_assert_msg(area > 4096, "no vmalloc area at the stack %#" PRIx64, stack);
 	if (as_member)
@@ -356,26 +362,12 @@ END_TEST
 /* testobj's vbuf as /proc/vmallocinfo shows it to root with kptr_restrict 1. */
 START_TEST(whatis_vmalloc_area)
 {
-	uint64_t vbuf = vt_testobj("vbuf"), start = 0, end = 0, caller;
-	char line[512], want_caller[256] = "", s[256];
-	FILE *f;
+	uint64_t vbuf = vt_testobj("vbuf"), start = vbuf, end = 0, caller;
+	char want_caller[256] = "", s[256];
 
-	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
-	f = fopen("/proc/vmallocinfo", "re");
-	ck_assert_ptr_nonnull(f);
-	while (!start && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b;
-		long size;
+	ck_assert_msg(vmallocinfo_area(vbuf, &end, want_caller), "vbuf %#" PRIx64
+		      " not in /proc/vmallocinfo", vbuf);
 
-		if (sscanf(line, "0x%llx-0x%llx %ld %255s", &a, &b, &size, want_caller) == 4 &&
-		    a == vbuf) {
-			start = a;
-			end = b;
-		}
-	}
-	fclose(f);
-	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
-	ck_assert_msg(start, "vbuf %#" PRIx64 " not in /proc/vmallocinfo", vbuf);
 
 	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", vbuf + 5000) == 0, "%s", err);
 	ck_assert_msg(json_valid(out, false), "%s", out);

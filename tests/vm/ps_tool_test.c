@@ -88,49 +88,44 @@ static void teardown(void)
 	waitpid(zombie, NULL, 0);
 }
 
-/* The @n-th field (1-based, as proc(5) numbers them) of /proc/@path/stat. */
-static long stat_field(const char *path, int n)
+/* /proc/@path/stat into @buf; returns its state field (field 3). */
+static char *stat_fields(const char *path, char *buf, size_t cap)
 {
-	char file[128], buf[1024], *p;
-	long v = -1;
+	char file[128], *p;
 	FILE *f;
 	size_t len;
 
 	snprintf(file, sizeof(file), "/proc/%s/stat", path);
 	f = fopen(file, "re");
 	ck_assert_ptr_nonnull(f);
-	len = fread(buf, 1, sizeof(buf) - 1, f);
+	len = fread(buf, 1, cap - 1, f);
 	fclose(f);
 	buf[len] = '\0';
+	/* the comm may hold ") ": the last one ends it */
 	p = strrchr(buf, ')');
 	ck_assert_ptr_nonnull(p);
-	/* field 3, the state, follows ") " */
-	p += 2;
+	return p + 2;
+}
+
+/* The @n-th field (1-based, as proc(5) numbers them) of /proc/@path/stat. */
+static long stat_field(const char *path, int n)
+{
+	char buf[1024], *p = stat_fields(path, buf, sizeof(buf));
+
 	for (int i = 3; i < n && p; i++) {
 		p = strchr(p, ' ');
 		p = p ? p + 1 : NULL;
 	}
 	ck_assert_ptr_nonnull(p);
-	v = strtol(p, NULL, 10);
-	return v;
+	return strtol(p, NULL, 10);
 }
 
 static char stat_state(pid_t pid)
 {
-	char path[32], file[64], buf[512], *p;
-	FILE *f;
-	size_t len;
+	char path[32], buf[1024];
 
 	snprintf(path, sizeof(path), "%d", pid);
-	snprintf(file, sizeof(file), "/proc/%s/stat", path);
-	f = fopen(file, "re");
-	ck_assert_ptr_nonnull(f);
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	p = strrchr(buf, ')');
-	ck_assert_ptr_nonnull(p);
-	return p[2];
+	return *stat_fields(path, buf, sizeof(buf));
 }
 
 /* /proc/@pid/statm's size and resident, in pages. */

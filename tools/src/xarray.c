@@ -305,7 +305,8 @@ int xarray_verb(const struct kmemctl *ctx, int argc, char **argv)
 	const char *type = NULL;
 	struct ktypes kt = { 0 };
 	struct tspec ts = { .btf = NULL };
-	char *fields = NULL, what[160], label[128];
+	const char *fields = NULL;
+	char list[1024], what[160], label[128];
 	unsigned int nf = 0;
 	uint64_t root;
 	bool json = false;
@@ -319,22 +320,15 @@ int xarray_verb(const struct kmemctl *ctx, int argc, char **argv)
 			type = optarg;
 			break;
 		case 'f':
-			free(fields);
-			fields = strdup(optarg);
-			if (!fields) {
-				kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "tree");
-				return KMEMCTL_EXIT_ERROR;
-			}
+			fields = optarg;
 			break;
 		case 'j':
 			json = true;
 			break;
 		case 'h':
 			help();
-			free(fields);
 			return KMEMCTL_EXIT_OK;
 		default:
-			free(fields);
 			return kmemctl_bad_option(c, argv);
 		}
 	}
@@ -347,8 +341,10 @@ int xarray_verb(const struct kmemctl *ctx, int argc, char **argv)
 	if (!rc && type && ts.path)
 		rc = kmemctl_usage_err("tree --type %.40s: a type, no member",
 				       type);
+	if (!rc && fields && strlen(fields) >= sizeof(list))
+		rc = kmemctl_usage_err("tree: --fields list too long");
 	if (!rc && fields)
-		rc = parse_fields(&ts, fields, f, &nf);
+		rc = parse_fields(&ts, strcpy(list, fields), f, &nf);
 	if (rc)
 		goto out;
 	x.h = mem_open(ctx, "tree");
@@ -376,7 +372,6 @@ int xarray_verb(const struct kmemctl *ctx, int argc, char **argv)
 	rc = err ? KMEMCTL_EXIT_ERROR : KMEMCTL_EXIT_OK;
 out:
 	free(x.e);
-	free(fields);
 	kmemdev_close(x.h);
 	ktypes_free(&kt);
 	return rc;
