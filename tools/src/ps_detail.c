@@ -43,43 +43,48 @@ static const unsigned int resident[] = {
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 #define MAX_CPUS	8192		/* x86-64's largest NR_CPUS (MAXSMP) */
 
-/* The __per_cpu_offset of each possible CPU, for percpu_counters. */
+/*
+ * The __per_cpu_offset of each possible CPU, for percpu_counters, with
+ * one symbol lookup (each is a pass over the kernel's symbol table, and a
+ * third would build the whole table): NR_CPUS is the size of struct
+ * cpumask (BTF; exact when NR_CPUS is a multiple of 64, as Debian's
+ * 8192), and the possible CPUs are the entries that
+ * setup_per_cpu_areas() set (arch/x86/kernel/setup_percpu.c: delta +
+ * pcpu_unit_offsets[cpu], one unit each, so all different); the others
+ * keep the boot value, all alike (BOOT_PERCPU_OFFSET in 6.1 and 6.12, 0
+ * in 7.3), which the last entry holds unless every CPU is possible.
+ */
 static int load_cpus(struct ps_snap *s)
 {
-	uint64_t nr_addr, off_addr, mask_addr, *off = NULL, *mask = NULL;
-	uint32_t nr = 0, cpu;
+	struct ps_member bits;
+	uint64_t addr, *off;
+	uint32_t nr, cpu, same = 0;
 	int err;
 
-	err = kmemdev_symbol(s->h, "nr_cpu_ids", &nr_addr);
-	if (!err)
-		err = kmemdev_symbol(s->h, "__per_cpu_offset", &off_addr);
-	if (!err)
-		err = kmemdev_symbol(s->h, "__cpu_possible_mask", &mask_addr);
+	err = ps_snap_member(s, "cpumask", "bits", &bits);
+	if (err)
+		return err;
+	nr = bits.size * 8;
+	if (!nr || nr > MAX_CPUS)
+		return ps_snap_failed(s, KMEMDEV_OP_BTF, -EPROTO,
+				      "check struct cpumask's size");
+	err = kmemdev_symbol(s->h, "__per_cpu_offset", &addr);
 	if (err)
 		return ps_snap_failed(s, KMEMDEV_OP_SYMBOL, err,
-				      "look up the per-CPU symbols");
-	err = kmemdev_read(s->h, nr_addr, &nr, sizeof(nr));
-	if (!err && (!nr || nr > MAX_CPUS))
-		err = -EPROTO;
-	if (!err) {
-		off = calloc(nr, sizeof(*off));
-		mask = calloc((nr + 63) / 64, sizeof(*mask));
-		s->mm.cpu_off = calloc(nr, sizeof(*s->mm.cpu_off));
-		if (!off || !mask || !s->mm.cpu_off)
-			err = -ENOMEM;
-	}
-	if (!err)
-		err = kmemdev_read(s->h, off_addr, off, nr * sizeof(*off));
-	if (!err)
-		err = kmemdev_read(s->h, mask_addr, mask,
-				   (nr + 63) / 64 * sizeof(*mask));
-	for (cpu = 0; !err && cpu < nr; cpu++)
-		if (mask[cpu / 64] >> (cpu % 64) & 1)
-			s->mm.cpu_off[s->mm.ncpu++] = off[cpu];
-	free(off);
-	free(mask);
-	return ps_snap_failed(s, KMEMDEV_OP_READ, err,
-			      "read the per-CPU offsets (nr_cpu_ids %u)", nr);
+				      "look up symbol __per_cpu_offset");
+	off = s->mm.cpu_off = calloc(nr, sizeof(*off));
+	if (!off)
+		return ps_snap_failed(s, KMEMDEV_OP_ANY, -ENOMEM, "allocate");
+	err = kmemdev_read(s->h, addr, off, nr * sizeof(*off));
+	if (err)
+		return ps_snap_failed(s, KMEMDEV_OP_READ, err,
+				      "read __per_cpu_offset (NR_CPUS %u)", nr);
+	for (cpu = 0; cpu < nr; cpu++)
+		same += off[cpu] == off[nr - 1];
+	for (cpu = 0; cpu < nr; cpu++)
+		if (same == 1 || off[cpu] != off[nr - 1])
+			off[s->mm.ncpu++] = off[cpu];
+	return 0;
 }
 
 int ps_detail_layout(struct ps_snap *s)
