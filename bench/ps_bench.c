@@ -21,7 +21,7 @@
 
 #include "bench.h"
 #include "kmemdev.h"
-#include "ps_snapshot.h"
+#include "ps_copy.h"
 
 #define SNAPSHOTS		100	/* a round */
 #define ROUNDS			10

@@ -5,10 +5,13 @@
  * the kernel's own view: /proc/kallsyms for symbols, /proc/slabinfo for
  * an object kmem_ro_testobj allocates in a cache of its own, this task's
  * stack pointer, /proc/self/pagemap and /proc/kpageflags for a page of
- * ours, /proc/vmallocinfo for testobj's vmalloc buffer.
+ * ours, /proc/vmallocinfo for testobj's vmalloc buffer and for the stack
+ * of a thread of ours (THREAD_SIZE: its area less the guard page).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "tooltest.h"
 
@@ -167,6 +170,151 @@ START_TEST(whatis_own_stack)
 }
 END_TEST
 
+/* A thread of ours that sleeps until the test ends; its TID. */
+static pid_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&sleeper_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static pid_t start_sleeper(void)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, sleeper, NULL), 0);
+	while (!__atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return sleeper_tid;
+}
+
+/*
+ * The task_struct of thread @tid of this process and its stack: the
+ * library's WALK over our signal->thread_head (linked by thread_node).
+ */
+static uint64_t thread_task(pid_t tid, uint64_t *stack)
+{
+	KMEMDEV_ARG(kmem_ro_walk, w, .flags = KMEM_RO_WALK_NODE_ADDR);
+	uint32_t sig_off, head_off, node_off, pid_off, stack_off, nodes, i;
+	uint64_t me = task_of(getpid()), signal, found = 0;
+	struct kmem_ro_field f;
+	struct kmemdev *h;
+	void *buf = NULL;
+	size_t cap = 0;
+
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "signal", &sig_off, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "thread_node", &node_off, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "pid", &pid_off, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "task_struct", "stack", &stack_off, NULL), 0);
+	ck_assert_int_eq(kmemdev_btf_member(h, "signal_struct", "thread_head", &head_off, NULL), 0);
+	ck_assert_int_eq(kmemdev_read(h, me + sig_off, &signal, 8), 0);
+	w.head = signal + head_off;
+	w.link_offset = node_off;
+	f = (struct kmem_ro_field){ .offset = pid_off, .len = 4 };
+	w.fields_addr = (uintptr_t)&f;
+	w.fields_count = 1;
+	ck_assert_int_eq(kmemdev_walk_all(h, &w, &buf, &cap, &nodes), 0);
+	for (i = 0; i < nodes && !found; i++) {
+		int32_t p;
+
+		memcpy(&p, (char *)buf + i * 12 + 8, 4);
+		if (p == tid)
+			memcpy(&found, (char *)buf + i * 12, 8);
+	}
+	ck_assert_uint_ne(found, 0);
+	ck_assert_int_eq(kmemdev_read(h, found + stack_off, stack, 8), 0);
+	free(buf);
+	kmemdev_close(h);
+	return found;
+}
+
+/*
+ * The /proc/vmallocinfo area that starts at @start, as root sees it with
+ * kptr_restrict 1: its size (0 if none), end and caller (256 bytes).
+ */
+static long vmallocinfo_area(uint64_t start, uint64_t *end, char *caller)
+{
+	char line[512];
+	long size = 0;
+	FILE *f;
+
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
+	f = fopen("/proc/vmallocinfo", "re");
+	ck_assert_ptr_nonnull(f);
+	while (!size && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		long n;
+
+		if (sscanf(line, "0x%llx-0x%llx %ld %255s", &a, &b, &n, caller) == 4 &&
+		    a == start) {
+			size = n;
+			*end = b;
+		}
+	}
+	fclose(f);
+	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
+	return size;
+}
+
+/*
+ * A thread that leads no process: its stack is found too, by its TID;
+ * THREAD_SIZE is its vmalloc area's size less the guard page (VMAP_STACK:
+ * __vmalloc_node_range() adds one), up to its last byte and no further.
+ */
+static void check_thread_stack(bool as_member)
+{
+	uint64_t stack, task = thread_task(start_sleeper(), &stack), end;
+	char s[64], caller[256];
+	long area = vmallocinfo_area(stack, &end, caller), size = area - 4096;
+
+	ck_assert_msg(area > 4096, "no vmalloc area at the stack %#" PRIx64, stack);
+	if (as_member)
+		ck_assert_msg(kmemctl_member("whatis %#" PRIx64 " --json", stack + 100) == 0,
+			      "%s", err);
+	else
+		ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", stack + 100) == 0, "%s", err);
+	ck_assert_msg(json_valid(out, false), "%s", out);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "stack");
+	ck_assert_int_eq(vt_json_num(out, "pid"), getpid());
+	ck_assert_int_eq(vt_json_num(out, "tid"), sleeper_tid);
+	ck_assert_uint_eq(json_hex_of(out, "task"), task);
+	ck_assert_int_eq(vt_json_num(out, "offset"), 100);
+	ck_assert_int_eq(vt_json_num(out, "stack_size"), size);
+	if (as_member)
+		return;
+
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", stack + size - 1) == 0, "%s", err);
+	ck_assert_uint_eq(json_hex_of(out, "task"), task);
+	ck_assert_int_eq(vt_json_num(out, "offset"), size - 1);
+	/* the guard page: the vmalloc area, no task's stack */
+	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", stack + size) == 0, "%s", err);
+	ck_assert_int_eq(json_str_of(out, "kind", s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "vmalloc");
+	ck_assert_uint_eq(json_hex_of(out, "start"), stack);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64, stack + 8) == 0, "%s", err);
+	snprintf(s, sizeof(s), "tid %d \"", sleeper_tid);
+	ck_assert_msg(strstr(out, s) && strstr(out, "0x8 of "), "%s", out);
+	printf("%s", out);	/* for the record: the guest log */
+}
+
+START_TEST(whatis_thread_stack)
+{
+	check_thread_stack(false);
+}
+END_TEST
+
+START_TEST(member_whatis_thread_stack)
+{
+	check_thread_stack(true);
+}
+END_TEST
+
 /* An anonymous page of ours: its PFN from pagemap, flags from kpageflags. */
 START_TEST(whatis_own_page)
 {
@@ -214,26 +362,12 @@ END_TEST
 /* testobj's vbuf as /proc/vmallocinfo shows it to root with kptr_restrict 1. */
 START_TEST(whatis_vmalloc_area)
 {
-	uint64_t vbuf = vt_testobj("vbuf"), start = 0, end = 0, caller;
-	char line[512], want_caller[256] = "", s[256];
-	FILE *f;
+	uint64_t vbuf = vt_testobj("vbuf"), start = vbuf, end = 0, caller;
+	char want_caller[256] = "", s[256];
 
-	vt_write_file("/proc/sys/kernel/kptr_restrict", "1");
-	f = fopen("/proc/vmallocinfo", "re");
-	ck_assert_ptr_nonnull(f);
-	while (!start && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b;
-		long size;
+	ck_assert_msg(vmallocinfo_area(vbuf, &end, want_caller), "vbuf %#" PRIx64
+		      " not in /proc/vmallocinfo", vbuf);
 
-		if (sscanf(line, "0x%llx-0x%llx %ld %255s", &a, &b, &size, want_caller) == 4 &&
-		    a == vbuf) {
-			start = a;
-			end = b;
-		}
-	}
-	fclose(f);
-	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
-	ck_assert_msg(start, "vbuf %#" PRIx64 " not in /proc/vmallocinfo", vbuf);
 
 	ck_assert_msg(kmemctl("whatis %#" PRIx64 " --json", vbuf + 5000) == 0, "%s", err);
 	ck_assert_msg(json_valid(out, false), "%s", out);
@@ -325,6 +459,7 @@ int main(void)
 	tcase_add_test(tc, whatis_symbols);
 	tcase_add_test(tc, whatis_slab_object);
 	tcase_add_test(tc, whatis_own_stack);
+	tcase_add_test(tc, whatis_thread_stack);
 	tcase_add_test(tc, whatis_own_page);
 	tcase_add_test(tc, whatis_vmalloc_area);
 	tcase_add_test(tc, whatis_errors);
@@ -333,6 +468,7 @@ int main(void)
 	tc = tcase_create("member");
 	tcase_add_test(tc, member_words_by_address);
 	tcase_add_test(tc, member_whatis_slab);
+	tcase_add_test(tc, member_whatis_thread_stack);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

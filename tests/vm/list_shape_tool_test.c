@@ -5,7 +5,9 @@
  * right form, which then matches /proc's parents; the rings of
  * kmem_ro_testobj that loop or end in a bad pointer; hlists (--hlist):
  * testobj's, of known ids, its looping one, and the kernel's own pid
- * hash list of this process; members of the wrong type.
+ * hash list of this process; members of the wrong type; XArrays
+ * (tree --xarray): kmem_ro_testobj's, of known indices, values and
+ * entries, its IDR, and the kernel's pid IDR against /proc.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -70,6 +72,32 @@ static bool has(const long *v, int n, long x)
 		if (v[i] == x)
 			return true;
 	return false;
+}
+
+/* Every TID under /proc/PID/task of every process; how many. */
+static int proc_tids_all(long *v, int cap)
+{
+	DIR *d = opendir("/proc"), *t;
+	struct dirent *e, *te;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) && n < cap) {
+		char path[300];
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", e->d_name);
+		t = opendir(path);
+		if (!t)
+			continue;
+		while ((te = readdir(t)) && n < cap)
+			if (isdigit((unsigned char)te->d_name[0]))
+				v[n++] = atol(te->d_name);
+		closedir(t);
+	}
+	closedir(d);
+	return n;
 }
 
 /* The reported bug: children walked as a link printed garbage, exit 0. */
@@ -389,6 +417,215 @@ START_TEST(tree_of_vmap_areas)
 }
 END_TEST
 
+/* ---- tree --xarray ---- */
+
+#define MAX_XA	8192
+
+struct xa_row {
+	uint64_t index, entry, value;
+	bool is_value;
+	long field;	/* the first --fields value, if a number */
+};
+
+/* The rows of tree --xarray --json: {"index":N,"entry":"0x.."|"value":N,...}. */
+static int xa_rows(const char *json, struct xa_row *r, int cap, const char *field)
+{
+	const char *p = json;
+	char pat[64];
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", field ? field : "");
+	while ((p = strstr(p, "{\"index\":")) && n < cap) {
+		const char *end = strchr(p, '}'), *v;
+
+		ck_assert_ptr_nonnull(end);
+		memset(&r[n], 0, sizeof(r[n]));
+		r[n].index = strtoull(p + 9, NULL, 10);
+		v = strstr(p, "\"value\":");
+		r[n].is_value = v && v < end;
+		if (r[n].is_value)
+			r[n].value = strtoull(v + 8, NULL, 10);
+		else
+			r[n].entry = json_hex_of(p, "entry");
+		v = field ? strstr(p, pat) : NULL;
+		r[n].field = v && v < end ? strtol(v + strlen(pat), NULL, 10) : -1;
+		n++;
+		p = end;
+	}
+	return n;
+}
+
+/* The id of the kmem_ro_tnode at @node, read by the library (no BTF). */
+static long tnode_id(struct kmemdev *h, uint64_t node)
+{
+	uint32_t id;
+
+	ck_assert_int_eq(kmemdev_read(h, node + vt_testobj("id_offset"), &id, 4), 0);
+	return id;
+}
+
+/* testobj's XArray: XA_NODES pointers, XA_VALUES values, one far index. */
+static void check_xarray(const char *json)
+{
+	static struct xa_row r[MAX_XA];
+	long nodes = (long)vt_testobj("xa_nodes"), stride = (long)vt_testobj("xa_stride");
+	long values = (long)vt_testobj("xa_values"), vbase = (long)vt_testobj("xa_value_base");
+	uint64_t far = vt_testobj("xa_far");
+	struct kmemdev *h;
+	int n, i;
+
+	ck_assert_msg(json_valid(json, false), "%.300s", json);
+	n = xa_rows(json, r, MAX_XA, NULL);
+	ck_assert_int_eq(n, nodes + values + 1);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	for (i = 0; i < nodes; i++) {
+		ck_assert_uint_eq(r[i].index, (uint64_t)(i * stride));
+		ck_assert(!r[i].is_value);
+		ck_assert_int_eq(tnode_id(h, r[i].entry), i);
+	}
+	for (i = 0; i < values; i++) {
+		ck_assert_uint_eq(r[nodes + i].index, (uint64_t)(vbase + i));
+		ck_assert(r[nodes + i].is_value);
+		ck_assert_uint_eq(r[nodes + i].value, (uint64_t)(i * 3));
+	}
+	ck_assert_uint_eq(r[n - 1].index, far);
+	ck_assert_int_eq(tnode_id(h, r[n - 1].entry), (long)vt_testobj("xa_far_id"));
+	ck_assert_uint_eq(r[n - 1].entry, r[vt_testobj("xa_far_id")].entry);
+	kmemdev_close(h);
+}
+
+/* Indices, values and entries: no BTF of testobj needed (6.1 too). */
+START_TEST(xarray_of_known_entries)
+{
+	uint64_t xa = vt_testobj("xarray"), idr = vt_testobj("idr");
+	long first = (long)vt_testobj("idr_first"), nodes = (long)vt_testobj("idr_nodes");
+	static struct xa_row r[MAX_XA];
+	struct kmemdev *h;
+	int n;
+
+	ck_assert_msg(kmemctl("tree --xarray %#" PRIx64 " --json", xa) == 0, "%s", err);
+	check_xarray(out);
+	/* text: a header, a line an entry, values as "value N" */
+	ck_assert_msg(kmemctl("tree -x %#" PRIx64, xa) == 0, "%s", err);
+	ck_assert_int_eq(vt_count_lines(out), vt_testobj("xa_nodes") + vt_testobj("xa_values") + 2);
+	ck_assert_msg(strstr(out, "\n5001                value 3\n"), "%s", out);
+
+	/* the IDR: ids IDR_FIRST.., node id = id - IDR_FIRST */
+	ck_assert_msg(kmemctl("tree --xarray %#" PRIx64 " --json", idr) == 0, "%s", err);
+	n = xa_rows(out, r, MAX_XA, NULL);
+	ck_assert_int_eq(n, nodes);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	for (int i = 0; i < n; i++) {
+		ck_assert_uint_eq(r[i].index, (uint64_t)(first + i));
+		ck_assert_int_eq(tnode_id(h, r[i].entry), i);
+	}
+	kmemdev_close(h);
+}
+END_TEST
+
+/* With testobj's BTF: the fields of the objects the entries point to. */
+START_TEST(xarray_fields_of_entries)
+{
+	static struct xa_row r[MAX_XA];
+	uint64_t xa = vt_testobj("xarray");
+	long stride = (long)vt_testobj("xa_stride");
+	char name[32];
+	int n;
+
+	if (!testobj_btf(__func__))
+		return;
+	ck_assert_msg(kmemctl("tree --xarray %#" PRIx64 " --type kmem_ro_tnode --fields id,name "
+			      "--json", xa) == 0, "%s", err);
+	ck_assert_msg(json_valid(out, false), "%.300s", out);
+	n = xa_rows(out, r, MAX_XA, "id");
+	ck_assert_int_gt(n, 2);
+	for (int i = 0; i < (int)vt_testobj("xa_nodes"); i++)
+		ck_assert_int_eq(r[i].field, (long)r[i].index / stride);
+	ck_assert_int_eq(json_str_of(strstr(out, "\"index\":37,"), "name", name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "node-1");
+	ck_assert_msg(kmemctl("tree --xarray %#" PRIx64 " -t kmem_ro_tnode -f id", xa) == 0, "%s",
+		      err);
+	ck_assert_msg(strstr(out, "INDEX               ENTRY  id\n0 "), "%s", out);
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64 " -t kmem_ro_tnode -f nosuch", xa), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+}
+END_TEST
+
+/*
+ * The kernel's own: init_pid_ns.idr (its first member) maps each pid
+ * number to its struct pid, whose numbers[0].nr is that number.  Every
+ * process and thread /proc shows before and after is in it.
+ */
+START_TEST(pid_idr_is_procs)
+{
+	static struct xa_row r[MAX_XA];
+	static long before[MAX_XA], after[MAX_XA];
+	int nb, na, n, i, k;
+
+	nb = proc_tids_all(before, MAX_XA);
+	ck_assert_msg(kmemctl("tree --xarray init_pid_ns --type pid --fields numbers[0].nr --json")
+		      == 0, "%s", err);
+	na = proc_tids_all(after, MAX_XA);
+	n = xa_rows(out, r, MAX_XA, "numbers[0].nr");
+	ck_assert_int_gt(n, 20);
+	for (i = 0; i < n; i++) {
+		ck_assert(!r[i].is_value);
+		ck_assert_int_eq(r[i].field, (long)r[i].index);
+		ck_assert(!i || r[i].index > r[i - 1].index);
+	}
+	for (i = 0; i < nb; i++) {
+		bool stayed = has(after, na, before[i]), found = false;
+
+		for (k = 0; k < n && !found && stayed; k++)
+			found = (long)r[k].index == before[i];
+		ck_assert_msg(!stayed || found, "pid %ld not in init_pid_ns's IDR", before[i]);
+	}
+	ck_assert_msg(has(before, nb, getpid()), "no pid %d in /proc", getpid());
+	ck_assert_msg(kmemctl("tree --xarray init_pid_ns --type pid --fields numbers[0].nr") == 0,
+		      "%s", err);
+	printf("%.300s\n", out);	/* for the record: the guest log */
+}
+END_TEST
+
+START_TEST(xarray_bad_inputs)
+{
+	uint64_t xa = vt_testobj("xarray");
+	char want[64];
+
+	ck_assert_int_eq(kmemctl("tree --xarray"), 2);
+	ck_assert_msg(one_short_line(err) && strstr(err, "missing ROOT"), "%s", err);
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64 " --fields id", xa), 2);
+	ck_assert_msg(one_short_line(err) && strstr(err, "--type"), "%s", err);
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64 " --type no_such_type_xyz", xa), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64 " %#" PRIx64, xa, xa), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("tree --xarray 0x1000"), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	ck_assert_int_eq(kmemctl("tree --xarray 1000"), 2);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	/* a head node whose shift is no multiple of XA_CHUNK_SHIFT */
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64 " --json", vt_testobj("xa_badshift")), 1);
+	ck_assert_msg(one_short_line(err) && strstr(err, "node shift is wrong"), "%s", err);
+	ck_assert_str_eq(out, "[]\n");
+	/* a head node in an unmapped page */
+	ck_assert_int_eq(kmemctl("tree --xarray %#" PRIx64, vt_testobj("xa_unmapped")), 1);
+	ck_assert_msg(one_short_line(err), "%s", err);
+	snprintf(want, sizeof(want), "node %#" PRIx64 ",", vt_testobj("vguard"));
+	ck_assert_msg(strstr(err, want), "%s", err);
+}
+END_TEST
+
+/* The member: root's answer, addresses from debugfs. */
+START_TEST(member_xarray)
+{
+	uint64_t xa = vt_testobj("xarray");
+
+	ck_assert_msg(kmemctl_member("tree --xarray %#" PRIx64 " --json", xa) == 0, "%s", err);
+	check_xarray(out);
+}
+END_TEST
+
 /* A member of the device's group: addresses from debugfs, no symbols. */
 START_TEST(member_hlist)
 {
@@ -413,6 +650,11 @@ int main(void)
 	tcase_add_test(tc, pid_hash_hlist_holds_our_task);
 	tcase_add_test(tc, tree_of_vmap_areas);
 	tcase_add_test(tc, member_hlist);
+	tcase_add_test(tc, xarray_of_known_entries);
+	tcase_add_test(tc, xarray_fields_of_entries);
+	tcase_add_test(tc, pid_idr_is_procs);
+	tcase_add_test(tc, xarray_bad_inputs);
+	tcase_add_test(tc, member_xarray);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

@@ -139,7 +139,8 @@ static void ps_matches_proc(const char *backend)
 
 	ck_assert_msg(member("ps --backend %s", backend) == 0, "ps %s: %s", backend, merr);
 	for (line = strtok_r(mout, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%d %d %c %63s", &pid, &ppid, &state, comm) != 4)
+		if (sscanf(line, "%d %d %c %*u %*d %*u %*u %*s %63s", &pid, &ppid, &state,
+			   comm) != 4)
 			continue;	/* the header */
 		n++;
 		if (!strcmp(comm, "kmemctl")) {

@@ -108,7 +108,7 @@ static bool same_comm(const char *ours, const char *proc)
 	return n && !strncmp(ours, proc, n);
 }
 
-/* "    PID    PPID S COMM" lines of kmemctl ps */
+/* the lines of kmemctl ps: PID PPID S CPU THR VSZ RSS TASK COMM */
 static void parse_ps(const char *out, struct listing *l)
 {
 	const char *line = strchr(out, '\n');
@@ -121,8 +121,9 @@ static void parse_ps(const char *out, struct listing *l)
 		int at = 0;
 
 		ck_assert_int_lt(l->n, MAX_PROCS);
-		ck_assert_int_eq(sscanf(line, "%d %d %c %n", &p->pid, &p->ppid,
-					&p->state, &at), 3);
+		/* PID PPID S CPU THR VSZ RSS TASK COMM */
+		ck_assert_int_eq(sscanf(line, "%d %d %c %*u %*d %*u %*u %*s %n",
+					&p->pid, &p->ppid, &p->state, &at), 3);
 		snprintf(p->comm, sizeof(p->comm), "%.*s",
 			 (int)strcspn(line + at, "\n"), line + at);
 		l->n++;

@@ -56,7 +56,7 @@ _kmemctl()
 	struct) opts+=" --depth --json --type-only" ;;
 	list) opts+=" --fields --json --node" ;;
 	dump) opts+=" --output --json" ;;
-	ps) opts+=" --backend --json --loop" ;;
+	ps) opts+=" --backend --json --loop --threads --pid --comm --state" ;;
 	pagemap) opts+=" --json --summary" ;;
 	probe) opts+=" --file --interval --count --top --json --verbose" ;;
 	watch) opts+=" --count --json --modules --snapshots" ;;

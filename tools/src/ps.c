@@ -8,34 +8,70 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "kmemctl.h"
+#include "parse.h"
 #include "ps_snapshot.h"
+
+#define PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
+#define MAX_FILTER	64	/* entries of one --pid or --comm list */
+
+/* Which rows to print: each given filter must match (-p, -c, -s). */
+struct ps_filter {
+	int32_t pid[MAX_FILTER];
+	unsigned int npid;
+	char *comm[MAX_FILTER];
+	unsigned int ncomm;
+	char comm_buf[1024];
+	const char *state;
+};
 
 static void help(void)
 {
 	printf("Usage: kmemctl [--device PATH] ps [--backend NAME] [--json] "
-	       "[--loop N]\n"
+	       "[-T] [--pid LIST]\n"
+	       "                 [--comm LIST] [--state LETTERS] [--loop N]\n"
 	       "List processes (thread-group leaders and kernel threads, as "
 	       "ps does) from the\n"
 	       "kernel's task list, starting at init_task; offsets come from "
 	       "the kernel's BTF.\n"
 	       "  -b, --backend NAME  how to read kernel memory:\n"
 	       "        kcore  /proc/kcore, one pread() per field\n"
-	       "        mmap   the device's read-only mapping, no system call\n"
+	       "        mmap   the device's read-only mapping, no system call "
+	       "for the list\n"
 	       "        readv  one READV ioctl per task\n"
 	       "        walk   one WALK ioctl for the whole list\n"
 	       "      default: walk if the driver has it, else mmap, else "
 	       "readv, else kcore\n"
-	       "      (also when the device is absent)\n"
-	       "  -j, --json          a JSON array of {pid, ppid, state, comm}\n"
+	       "      (also when the device is absent).  Every backend gives "
+	       "every column;\n"
+	       "      threads, VSZ and RSS take a few READV batches more "
+	       "(preads on kcore,\n"
+	       "      the mapping or READV on mmap)\n"
+	       "  -T, --threads       one row per thread (TID), from each "
+	       "process's thread list\n"
+	       "  -p, --pid LIST      only these PIDs (or TIDs), comma "
+	       "separated\n"
+	       "  -c, --comm LIST     only tasks whose comm is one of these, "
+	       "comma separated\n"
+	       "  -s, --state LETTERS only tasks in one of these states "
+	       "(R S D T t X Z P I)\n"
+	       "  -j, --json          a JSON array of {pid, ppid, state, comm, "
+	       "tid, task, cpu,\n"
+	       "                      threads, vsz_kib, rss_kib}\n"
 	       "  -l, --loop N        take N snapshots and print only a summary "
 	       "(tasks,\n"
 	       "                      snapshots, time per snapshot)\n"
-	       "Columns: PID, PPID (the real parent's tgid), S (the state "
-	       "letter of\n"
-	       "/proc/PID/stat: R S D T t X Z P I), COMM.\n");
+	       "Columns: PID (tgid), TID (-T: the thread's pid), PPID (the "
+	       "real parent's tgid),\n"
+	       "S (the state letter of /proc/PID/stat), CPU (task_cpu(): "
+	       "where it runs or ran\n"
+	       "last), THR (threads, as /proc/PID/status), VSZ and RSS in KiB "
+	       "(as\n"
+	       "/proc/PID/statm, 0 for kernel threads), TASK (its task_struct), "
+	       "COMM.\n");
 }
 
 /* N: decimal, 1 .. INT_MAX. */
@@ -112,18 +148,49 @@ static void init_error(const struct ps_snap *s, enum ps_backend b, int err)
 	kmemctl_err(s->err_op, err, "ps: %s", s->err_obj);
 }
 
-static void print_table(const struct ps_snap *s)
+static bool wanted(const struct ps_filter *f, const struct ps_task *t)
 {
-	printf("%7s %7s S COMM\n", "PID", "PPID");
+	char st = ps_state_letter(t->state, t->exit_state);
+	bool pid = !f->npid, comm = !f->ncomm;
+
+	for (unsigned int i = 0; i < f->npid && !pid; i++)
+		pid = f->pid[i] == t->tgid || f->pid[i] == t->pid;
+	for (unsigned int i = 0; i < f->ncomm && !comm; i++)
+		comm = !strcmp(f->comm[i], t->comm);
+	return pid && comm && (!f->state || strchr(f->state, st));
+}
+
+static uint64_t kib(uint64_t pages)
+{
+	return pages * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void print_table(const struct ps_snap *s, const struct ps_filter *f)
+{
+	if (s->threads)
+		printf("%7s %7s %7s S CPU %9s %8s %-18s COMM\n", "PID", "TID",
+		       "PPID", "VSZ", "RSS", "TASK");
+	else
+		printf("%7s %7s S CPU  THR %9s %8s %-18s COMM\n", "PID", "PPID",
+		       "VSZ", "RSS", "TASK");
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct ps_task *t = &s->task[i];
 
-		printf("%7" PRId32 " %7" PRId32 " %c %s\n", t->pid, t->ppid,
-		       ps_state_letter(t->state, t->exit_state), t->comm);
+		if (!wanted(f, t))
+			continue;
+		printf("%7" PRId32 " ", t->tgid);
+		if (s->threads)
+			printf("%7" PRId32 " ", t->pid);
+		printf("%7" PRId32 " %c %3" PRIu32 " ", t->ppid,
+		       ps_state_letter(t->state, t->exit_state), t->cpu);
+		if (!s->threads)
+			printf("%4" PRId32 " ", t->nr_threads);
+		printf("%9" PRIu64 " %8" PRIu64 " 0x%016" PRIx64 " %s\n",
+		       kib(t->vsz_pages), kib(t->rss_pages), t->addr, t->comm);
 	}
 }
 
-static void print_json(const struct ps_snap *s)
+static void print_json(const struct ps_snap *s, const struct ps_filter *f)
 {
 	struct json j;
 
@@ -133,14 +200,78 @@ static void print_json(const struct ps_snap *s)
 		const struct ps_task *t = &s->task[i];
 		char st[2] = { ps_state_letter(t->state, t->exit_state), 0 };
 
+		if (!wanted(f, t))
+			continue;
 		json_object_begin(&j, NULL);
-		json_u64(&j, "pid", (uint64_t)t->pid);
+		json_u64(&j, "pid", (uint64_t)t->tgid);
 		json_u64(&j, "ppid", (uint64_t)t->ppid);
 		json_str(&j, "state", st);
 		json_str(&j, "comm", t->comm);
+		json_u64(&j, "tid", (uint64_t)t->pid);
+		json_hex(&j, "task", t->addr);
+		json_u64(&j, "cpu", t->cpu);
+		json_u64(&j, "threads", (uint64_t)t->nr_threads);
+		json_u64(&j, "vsz_kib", kib(t->vsz_pages));
+		json_u64(&j, "rss_kib", kib(t->rss_pages));
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+}
+
+/* --pid LIST: numbers as every verb reads them, 0 .. PID_MAX. */
+static int parse_pids(const char *arg, struct ps_filter *f)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t v;
+
+	if (strlen(arg) >= sizeof(buf))
+		return kmemctl_usage_err("ps: --pid list too long");
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (f->npid == MAX_FILTER)
+			return kmemctl_usage_err("ps: at most %d pids", MAX_FILTER);
+		if (parse_u64(tok, 0, PID_MAX, &v))
+			return kmemctl_usage_err("ps: bad pid '%.40s': a number "
+						 "from 0 to %d", tok, PID_MAX);
+		f->pid[f->npid++] = (int32_t)v;
+	}
+	if (!f->npid)
+		return kmemctl_usage_err("ps: --pid needs a pid");
+	return KMEMCTL_EXIT_OK;
+}
+
+/* --comm LIST: names of at most 15 bytes (TASK_COMM_LEN - 1). */
+static int parse_comms(const char *arg, struct ps_filter *f)
+{
+	char *save = NULL, *tok;
+
+	if (strlen(arg) >= sizeof(f->comm_buf))
+		return kmemctl_usage_err("ps: --comm list too long");
+	strcpy(f->comm_buf, arg);
+	for (tok = strtok_r(f->comm_buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (f->ncomm == MAX_FILTER)
+			return kmemctl_usage_err("ps: at most %d names", MAX_FILTER);
+		if (strlen(tok) > 15)
+			return kmemctl_usage_err("ps: comm '%.40s' is longer "
+						 "than 15 bytes", tok);
+		f->comm[f->ncomm++] = tok;
+	}
+	if (!f->ncomm)
+		return kmemctl_usage_err("ps: --comm needs a name");
+	return KMEMCTL_EXIT_OK;
+}
+
+static int parse_states(const char *arg, struct ps_filter *f)
+{
+	size_t bad = strspn(arg, "RSDTtXZPI");
+
+	if (!*arg || arg[bad])
+		return kmemctl_usage_err("ps: bad state '%.1s' in '%.20s': "
+					 "letters of R S D T t X Z P I",
+					 arg[bad] ? arg + bad : "", arg);
+	f->state = arg;
+	return KMEMCTL_EXIT_OK;
 }
 
 static uint64_t now_ns(void)
@@ -178,18 +309,24 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "json",    no_argument,       NULL, 'j' },
 		{ "loop",    required_argument, NULL, 'l' },
+		{ "threads", no_argument,       NULL, 'T' },
+		{ "pid",     required_argument, NULL, 'p' },
+		{ "comm",    required_argument, NULL, 'c' },
+		{ "state",   required_argument, NULL, 's' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum ps_backend b = PS_BACKEND_WALK;
-	bool json = false, chosen = false;
+	bool json = false, chosen = false, threads = false;
+	struct ps_filter filter = { .npid = 0 };
 	struct kmemdev *h;
 	struct ps_snap s;
 	long loops = 0;
 	uint64_t t0;
-	int c, err;
+	int c, err, rc = KMEMCTL_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, ":b:jl:h", longopts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":b:jl:Tp:c:s:h", longopts,
+				       NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (ps_backend_parse(optarg, &b))
@@ -206,6 +343,18 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 				return kmemctl_usage_err("ps: bad --loop '%s': "
 							 "a count from 1", optarg);
 			break;
+		case 'T':
+			threads = true;
+			break;
+		case 'p':
+			rc = parse_pids(optarg, &filter);
+			break;
+		case 'c':
+			rc = parse_comms(optarg, &filter);
+			break;
+		case 's':
+			rc = parse_states(optarg, &filter);
+			break;
 		case 'h':
 			help();
 			return KMEMCTL_EXIT_OK;
@@ -213,6 +362,8 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 			return kmemctl_bad_option(c, argv);
 		}
 	}
+	if (rc)
+		return rc;
 	if (kmemctl_operands("ps", argc, argv, 0, 0, NULL))
 		return KMEMCTL_EXIT_USAGE;
 
@@ -223,6 +374,7 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 		init_error(&s, b, err);
 		goto out;
 	}
+	s.threads = threads;
 	t0 = now_ns();
 	for (long i = 0; i < (loops ? loops : 1) && !err; i++)
 		err = ps_snap_take(&s);
@@ -235,9 +387,9 @@ int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 	} else {
 		ps_snap_sort(&s);
 		if (json)
-			print_json(&s);
+			print_json(&s, &filter);
 		else
-			print_table(&s);
+			print_table(&s, &filter);
 	}
 out:
 	ps_snap_fini(&s);

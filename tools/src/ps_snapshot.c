@@ -22,6 +22,9 @@
  * PPID is real_parent->tgid.  Parents are found among the snapshot's own
  * nodes (and init_task); a parent that is not a leader (a thread forked
  * the task) has its tgid read in one more batch.
+ *
+ * Threads, VSZ and RSS lie behind task_struct.signal and .mm: ps_detail.c
+ * reads them in batches once the list is taken.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,11 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ps_detail.h"
 #include "ps_snapshot.h"
 
 #define SNAP_TRIES	4
 
-enum { F_PID, F_TGID, F_COMM, F_STATE, F_EXIT, F_PARENT };
+enum { F_PID, F_TGID, F_COMM, F_STATE, F_EXIT, F_PARENT, F_MM, F_SIGNAL, F_CPU,
+       F_FLAGS, F_STACK };
 
 static const char *const backend_names[PS_BACKEND_COUNT] = {
 	[PS_BACKEND_KCORE] = "kcore",
@@ -166,12 +171,8 @@ static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
 	}
 }
 
-/* Remember which step failed, for the caller's error message. */
-static int failed(struct ps_snap *s, enum kmemdev_op op, int err,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int failed(struct ps_snap *s, enum kmemdev_op op, int err,
-		  const char *fmt, ...)
+int ps_snap_failed(struct ps_snap *s, enum kmemdev_op op, int err,
+		   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -184,10 +185,10 @@ static int failed(struct ps_snap *s, enum kmemdev_op op, int err,
 	return err;
 }
 
-static int member(struct ps_snap *s, const char *type, const char *name,
-		  struct ps_member *m)
+int ps_snap_member(struct ps_snap *s, const char *type, const char *name,
+		   struct ps_member *m)
 {
-	return failed(s, KMEMDEV_OP_BTF,
+	return ps_snap_failed(s, KMEMDEV_OP_BTF,
 		      kmemdev_btf_member(s->h, type, name, &m->off, &m->size),
 		      "look up BTF member %s.%s", type, name);
 }
@@ -200,26 +201,47 @@ static void add_field(struct ps_snap *s, int id, struct ps_member m)
 	s->rec_size += m.size;
 }
 
+/*
+ * task_cpu(): thread_info.cpu where thread_info is in the task
+ * (THREAD_INFO_IN_TASK, x86's case: include/linux/sched.h), else
+ * task_struct.cpu.
+ */
+static int cpu_member(struct ps_snap *s, struct ps_member *cpu)
+{
+	struct ps_member ti;
+	int err;
+
+	err = ps_snap_member(s, "task_struct", "thread_info", &ti);
+	if (!err) {
+		err = ps_snap_member(s, "thread_info", "cpu", cpu);
+		cpu->off += ti.off;
+	}
+	if (err == -ENOENT)
+		err = ps_snap_member(s, "task_struct", "cpu", cpu);
+	return err;
+}
+
 /* task_struct members: offsets from BTF, sizes checked against our use. */
 static int layout(struct ps_snap *s)
 {
 	struct ps_member pid, comm, state, exit_state, parent, tasks, next;
+	struct ps_member mm, signal, cpu, flags, stack;
 	int err;
 
-	err = member(s, "task_struct", "tasks", &tasks);
+	err = ps_snap_member(s, "task_struct", "tasks", &tasks);
 	if (!err)
-		err = member(s, "list_head", "next", &next);
+		err = ps_snap_member(s, "list_head", "next", &next);
 	if (!err)
-		err = member(s, "task_struct", "pid", &pid);
+		err = ps_snap_member(s, "task_struct", "pid", &pid);
 	if (!err)
-		err = member(s, "task_struct", "tgid", &s->tgid);
+		err = ps_snap_member(s, "task_struct", "tgid", &s->tgid);
 	if (!err)
-		err = member(s, "task_struct", "comm", &comm);
+		err = ps_snap_member(s, "task_struct", "comm", &comm);
 	if (err)
 		return err;
 	if (next.size != 8 || tasks.size < 16 || pid.size != 4 ||
 	    s->tgid.size != 4 || !comm.size || comm.size > PS_COMM_MAX)
-		return failed(s, KMEMDEV_OP_ANY, -EPROTO,
+		return ps_snap_failed(s, KMEMDEV_OP_ANY, -EPROTO,
 			      "check task_struct member sizes from BTF");
 	s->tasks_off = tasks.off;
 	s->next_off = tasks.off + next.off;
@@ -230,27 +252,43 @@ static int layout(struct ps_snap *s)
 		return 0;
 
 	/* unsigned int __state since 5.14; volatile long state before */
-	err = member(s, "task_struct", "__state", &state);
+	err = ps_snap_member(s, "task_struct", "__state", &state);
 	if (err == -ENOENT)
-		err = member(s, "task_struct", "state", &state);
+		err = ps_snap_member(s, "task_struct", "state", &state);
 	if (!err)
-		err = member(s, "task_struct", "exit_state", &exit_state);
+		err = ps_snap_member(s, "task_struct", "exit_state", &exit_state);
 	if (!err)
-		err = member(s, "task_struct", "real_parent", &parent);
+		err = ps_snap_member(s, "task_struct", "real_parent", &parent);
+	if (!err)
+		err = ps_snap_member(s, "task_struct", "mm", &mm);
+	if (!err)
+		err = ps_snap_member(s, "task_struct", "signal", &signal);
+	if (!err)
+		err = cpu_member(s, &cpu);
+	if (!err)
+		err = ps_snap_member(s, "task_struct", "flags", &flags);
+	if (!err)
+		err = ps_snap_member(s, "task_struct", "stack", &stack);
 	if (err)
 		return err;
 	if ((state.size != 4 && state.size != 8) || exit_state.size != 4 ||
-	    parent.size != 8)
-		return failed(s, KMEMDEV_OP_ANY, -EPROTO,
+	    parent.size != 8 || mm.size != 8 || signal.size != 8 ||
+	    cpu.size != 4 || flags.size != 4 || stack.size != 8)
+		return ps_snap_failed(s, KMEMDEV_OP_ANY, -EPROTO,
 			      "check task_struct member sizes from BTF");
 	add_field(s, F_TGID, s->tgid);
 	add_field(s, F_STATE, state);
 	add_field(s, F_EXIT, exit_state);
 	add_field(s, F_PARENT, parent);
-	return 0;
+	add_field(s, F_MM, mm);
+	add_field(s, F_SIGNAL, signal);
+	add_field(s, F_CPU, cpu);
+	add_field(s, F_FLAGS, flags);
+	add_field(s, F_STACK, stack);
+	return ps_detail_layout(s);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+int ps_snap_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *q;
@@ -279,19 +317,19 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 	s->backend = b;
 	s->fields = fields;
 	if ((b == PS_BACKEND_KCORE) != is_kcore(h))
-		return failed(s, KMEMDEV_OP_READ, -EOPNOTSUPP, "open the %s backend",
+		return ps_snap_failed(s, KMEMDEV_OP_READ, -EOPNOTSUPP, "open the %s backend",
 			      ps_backend_name(b));
 	if (b == PS_BACKEND_READV || b == PS_BACKEND_WALK) {
 		err = kmemdev_info(h, &info, NULL, 0);
 		if (err < 0)
-			return failed(s, KMEMDEV_OP_INFO, err, "query the driver");
+			return ps_snap_failed(s, KMEMDEV_OP_INFO, err, "query the driver");
 		if (!(info.features & KMEM_RO_FEAT_READV) ||
 		    (b == PS_BACKEND_WALK && !(info.features & KMEM_RO_FEAT_WALK)))
-			return failed(s, b == PS_BACKEND_WALK ? KMEMDEV_OP_WALK :
+			return ps_snap_failed(s, b == PS_BACKEND_WALK ? KMEMDEV_OP_WALK :
 				      KMEMDEV_OP_READ, -EOPNOTSUPP,
 				      "open the %s backend", ps_backend_name(b));
 	}
-	err = failed(s, KMEMDEV_OP_SYMBOL,
+	err = ps_snap_failed(s, KMEMDEV_OP_SYMBOL,
 		     kmemdev_symbol(h, "init_task", &s->init_task),
 		     "look up symbol init_task");
 	if (err)
@@ -301,15 +339,15 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
 		return err;
 	s->rec = malloc(s->rec_size + 8);
 	if (!s->rec)
-		return failed(s, KMEMDEV_OP_ANY, -ENOMEM, "allocate");
-	err = grow((void **)&s->iov, &s->iov_cap, PS_MAX_FIELDS + 1,
+		return ps_snap_failed(s, KMEMDEV_OP_ANY, -ENOMEM, "allocate");
+	err = ps_snap_grow((void **)&s->iov, &s->iov_cap, PS_MAX_FIELDS + 1,
 		   sizeof(*s->iov));
 	if (err)
-		return failed(s, KMEMDEV_OP_ANY, err, "allocate");
+		return ps_snap_failed(s, KMEMDEV_OP_ANY, err, "allocate");
 	/* Proves the backend reads init_task; PPID of its children. */
 	err = read_one(s, s->init_task + s->tgid.off, &tgid, sizeof(tgid));
 	if (err)
-		return failed(s, KMEMDEV_OP_READ, err,
+		return ps_snap_failed(s, KMEMDEV_OP_READ, err,
 			      "read init_task at 0x%" PRIx64 " (%s backend)",
 			      s->init_task, ps_backend_name(b));
 	s->init_tgid = (int32_t)tgid;
@@ -327,62 +365,8 @@ void ps_snap_fini(struct ps_snap *s)
 	free(s->guess);
 	free(s->guess_by_addr);
 	free(s->copy);
+	free(s->mm.cpu_off);
 	memset(s, 0, sizeof(*s));
-}
-
-int ps_snap_copy(struct ps_snap *s, const struct ps_snap *from)
-{
-	uint32_t lo = from->next_off, hi = from->next_off + 8, slot;
-	size_t n = from->nr, i;
-	unsigned int k;
-	uint64_t link;
-	int err;
-
-	if (from->fields != PS_FIELDS_PID_COMM || !n)
-		return -EOPNOTSUPP;
-	for (k = 0; k < from->nf; k++) {
-		if (from->f[k].off < lo)
-			lo = from->f[k].off;
-		if (from->f[k].off + from->f[k].size > hi)
-			hi = from->f[k].off + from->f[k].size;
-	}
-	memset(s, 0, sizeof(*s));
-	memcpy(s, from, offsetof(struct ps_snap, task));
-	s->h = NULL;
-	s->backend = PS_BACKEND_COPY;
-	/* slot i + 1 holds task i, slot 0 init_task: touched span plus alignment */
-	slot = (hi - lo + 64 + 63) & ~63U;
-	s->copy = aligned_alloc(64, (n + 1) * slot);
-	s->rec = malloc(s->rec_size + 8);
-	if (!s->copy || !s->rec) {
-		ps_snap_fini(s);
-		return -ENOMEM;
-	}
-	memset(s->copy, 0, (n + 1) * slot);
-	/* a node's copy: its span in slot i, as far into a cache line as in the kernel */
-#define COPY_NODE(i, kaddr) \
-	((uintptr_t)s->copy + (size_t)(i) * slot + ((kaddr) + lo) % 64 - lo)
-	s->init_task = COPY_NODE(0, from->init_task);
-	for (i = 0; i <= n; i++) {
-		uint64_t kaddr = i ? from->task[i - 1].addr : from->init_task;
-		uintptr_t node = COPY_NODE(i, kaddr);
-
-		for (k = 0; i && k < from->nf; k++) {
-			err = kmemdev_read(from->h, kaddr + from->f[k].off,
-					   (void *)(node + from->f[k].off),
-					   from->f[k].size);
-			if (err) {
-				ps_snap_fini(s);
-				return err;
-			}
-		}
-		/* the link to the next node's copy, or back to the head */
-		link = (i < n ? COPY_NODE(i + 1, from->task[i].addr) : s->init_task) +
-		       from->tasks_off;
-		memcpy((void *)(node + from->next_off), &link, 8);
-	}
-#undef COPY_NODE
-	return 0;
 }
 
 static void decode(const struct ps_snap *s, const unsigned char *rec,
@@ -412,6 +396,21 @@ static void decode(const struct ps_snap *s, const unsigned char *rec,
 			break;
 		case F_PARENT:
 			t->parent = get_uint(rec, size);
+			break;
+		case F_MM:
+			t->mm = get_uint(rec, size);
+			break;
+		case F_SIGNAL:
+			t->signal = get_uint(rec, size);
+			break;
+		case F_CPU:
+			t->cpu = (uint32_t)get_uint(rec, size);
+			break;
+		case F_FLAGS:
+			t->flags = (uint32_t)get_uint(rec, size);
+			break;
+		case F_STACK:
+			t->stack = get_uint(rec, size);
 			break;
 		}
 		rec += size;
@@ -451,6 +450,26 @@ static int segs_result(const struct kmem_ro_iov *iov, unsigned int n)
 	return 0;
 }
 
+int ps_snap_read_batch(struct ps_snap *s, struct kmem_ro_iov *iov, size_t n)
+{
+	int err = 0;
+
+	if (n > UINT32_MAX)
+		return -E2BIG;
+	if (s->backend == PS_BACKEND_READV || s->backend == PS_BACKEND_WALK) {
+		s->calls++;
+		err = kmemdev_readv(s->h, iov, (unsigned int)n, NULL);
+		return err ? err : segs_result(iov, (unsigned int)n);
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = s->backend == PS_BACKEND_MMAP ?
+		      kmemdev_read(s->h, iov[i].addr, (void *)(uintptr_t)iov[i].buf,
+				   iov[i].len) :
+		      read_one(s, iov[i].addr, (void *)(uintptr_t)iov[i].buf,
+			       iov[i].len);
+	return err;
+}
+
 /* s->rec = the record of the task at node, then its tasks.next. */
 static int read_record(struct ps_snap *s, uint64_t node)
 {
@@ -473,13 +492,13 @@ static int read_record(struct ps_snap *s, uint64_t node)
 	return read_one(s, node + s->next_off, p, 8);
 }
 
-static int push(struct ps_snap *s, const unsigned char *rec, uint64_t node)
+int ps_snap_push(struct ps_snap *s, const unsigned char *rec, uint64_t node)
 {
 	int err;
 
 	if (s->nr >= PS_MAX_TASKS)
 		return -ELOOP;
-	err = grow((void **)&s->task, &s->cap, s->nr + 1, sizeof(*s->task));
+	err = ps_snap_grow((void **)&s->task, &s->cap, s->nr + 1, sizeof(*s->task));
 	if (err)
 		return err;
 	decode(s, rec, node, &s->task[s->nr++]);
@@ -498,7 +517,7 @@ static int take_list(struct ps_snap *s)
 
 		err = read_record(s, node);
 		if (!err)
-			err = push(s, s->rec, node);
+			err = ps_snap_push(s, s->rec, node);
 		if (!err)
 			memcpy(&link, s->rec + s->rec_size, sizeof(link));
 	}
@@ -554,7 +573,7 @@ static int take_list_readv(struct ps_snap *s)
 			if (!guess_index(s, node, &k)) {
 				err = read_record(s, node);
 				if (!err)
-					err = push(s, s->rec, node);
+					err = ps_snap_push(s, s->rec, node);
 				if (err)
 					return err;
 				memcpy(&link, s->rec + s->rec_size, sizeof(link));
@@ -562,10 +581,10 @@ static int take_list_readv(struct ps_snap *s)
 			}
 		}
 		n = s->guess_nr - k < run_max ? s->guess_nr - k : run_max;
-		err = grow((void **)&s->iov, &s->iov_cap, first + n * per,
+		err = ps_snap_grow((void **)&s->iov, &s->iov_cap, first + n * per,
 			   sizeof(*s->iov));
 		if (!err)
-			err = grow((void **)&s->run_buf, &s->run_cap, n * recsz + 8, 1);
+			err = ps_snap_grow((void **)&s->run_buf, &s->run_cap, n * recsz + 8, 1);
 		if (err)
 			return err;
 		if (!have_link)
@@ -592,7 +611,7 @@ static int take_list_readv(struct ps_snap *s)
 			rec = s->run_buf + j * recsz;
 			err = segs_result(s->iov + first + j * per, per);
 			if (!err)
-				err = push(s, rec, s->guess[k + j]);
+				err = ps_snap_push(s, rec, s->guess[k + j]);
 			if (err)
 				return err;
 			memcpy(&link, rec + s->rec_size, sizeof(link));
@@ -609,9 +628,9 @@ static int keep_guess(struct ps_snap *s)
 	s->guess_nr = 0;
 	if (s->no_guess)
 		return 0;
-	err = grow((void **)&s->guess, &s->guess_cap, s->nr, sizeof(*s->guess));
+	err = ps_snap_grow((void **)&s->guess, &s->guess_cap, s->nr, sizeof(*s->guess));
 	if (!err)
-		err = grow((void **)&s->guess_by_addr, &s->guess_by_addr_cap,
+		err = ps_snap_grow((void **)&s->guess_by_addr, &s->guess_by_addr_cap,
 			   2 * s->nr, sizeof(*s->guess_by_addr));
 	if (err)
 		return 0;	/* no guess: one READV per task next time */
@@ -645,7 +664,7 @@ static int take_walk(struct ps_snap *s)
 		return err == -E2BIG ? -ELOOP : err;
 	rec = s->walk_buf;
 	for (i = 0; i < nodes && !err; i++, rec += 8 + s->rec_size)
-		err = push(s, rec + 8, get_uint(rec, 8));
+		err = ps_snap_push(s, rec + 8, get_uint(rec, 8));
 	return err;
 }
 
@@ -667,7 +686,7 @@ static int resolve_parents(struct ps_snap *s)
 	uint32_t *tgids = NULL;
 	int err;
 
-	err = grow((void **)&s->by_addr, &s->by_addr_cap, 2 * n,
+	err = ps_snap_grow((void **)&s->by_addr, &s->by_addr_cap, 2 * n,
 		   sizeof(*s->by_addr));
 	if (err)
 		return err;
@@ -700,7 +719,7 @@ static int resolve_parents(struct ps_snap *s)
 	if (s->backend == PS_BACKEND_READV || s->backend == PS_BACKEND_WALK) {
 		size_t k = 0;
 
-		err = grow((void **)&s->iov, &s->iov_cap, pending,
+		err = ps_snap_grow((void **)&s->iov, &s->iov_cap, pending,
 			   sizeof(*s->iov));
 		for (i = 0; !err && i < s->nr; i++)
 			if (s->task[i].ppid == -1) {
@@ -752,8 +771,12 @@ static int take_once(struct ps_snap *s)
 		err = take_list(s);
 	if (!err && s->backend == PS_BACKEND_READV)
 		err = keep_guess(s);
+	if (!err && s->fields == PS_FIELDS_PS && s->threads)
+		err = ps_detail_threads(s);
 	if (!err && s->fields == PS_FIELDS_PS)
 		err = resolve_parents(s);
+	if (!err && s->fields == PS_FIELDS_PS)
+		err = ps_detail_memory(s);
 	return err;
 }
 
@@ -768,7 +791,7 @@ int ps_snap_take(struct ps_snap *s)
 	if (err) {
 		s->nr = 0;
 		/* ELOOP: take_walk()'s E2BIG, or a list that never ends */
-		failed(s, s->backend == PS_BACKEND_WALK || err == -ELOOP ?
+		ps_snap_failed(s, s->backend == PS_BACKEND_WALK || err == -ELOOP ?
 		       KMEMDEV_OP_WALK : KMEMDEV_OP_READ, err,
 		       "read the task list (%s backend)",
 		       ps_backend_name(s->backend));
@@ -780,6 +803,8 @@ static int cmp_pid(const void *pa, const void *pb)
 {
 	const struct ps_task *a = pa, *b = pb;
 
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 

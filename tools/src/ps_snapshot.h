@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A snapshot of the kernel's task list (init_task.tasks: one node per
- * thread-group leader), read in one of four ways so that they can be
- * compared: `kmemctl ps`, bench/ps_bench.c and tests/vm/ps_test.c share it.
+ * thread-group leader; with threads, each leader's signal->thread_head
+ * too), read in one of four ways so that they can be compared:
+ * `kmemctl ps`, bench/ps_bench.c and tests/vm/ps_test.c share it.
  *
  * Every offset comes from the running kernel's BTF and init_task's address
  * from kallsyms; the state bits are the kernel's ABI (fs/proc/array.c).
@@ -23,13 +24,16 @@ enum ps_backend {
 	PS_BACKEND_READV,	/* READV: one per task, or one per list as last seen */
 	PS_BACKEND_WALK,	/* one WALK for the whole list */
 	PS_BACKEND_COUNT,
-	/* benchmarks only: plain loads from a copy in user memory (ps_snap_copy()) */
+	/* benchmarks only: plain loads from a copy in user memory
+	 * (bench/ps_copy.c) */
 	PS_BACKEND_COPY = PS_BACKEND_COUNT,
 };
 
 /* What is read of every task. */
 enum ps_fields {
-	PS_FIELDS_PS,		/* pid, tgid, comm, state, exit_state, parent */
+	PS_FIELDS_PS,		/* pid, tgid, comm, state, exit_state, parent,
+				 * mm, signal, CPU, flags, stack; then VSZ,
+				 * RSS, threads */
 	PS_FIELDS_PID_COMM,	/* pid and comm only (the benchmark's seed) */
 };
 
@@ -45,6 +49,18 @@ enum ps_fields {
  * @pid: pid
  * @tgid: tgid (PS_FIELDS_PS)
  * @ppid: tgid of the real parent, as /proc/PID/status says (PS_FIELDS_PS)
+ * @mm: task_struct.mm, 0 for kernel threads and zombies (PS_FIELDS_PS)
+ * @signal: task_struct.signal (PS_FIELDS_PS)
+ * @vsz_pages: mm->total_vm, as /proc/PID/statm's size (PS_FIELDS_PS)
+ * @rss_pages: file + anon + shmem pages, as statm's resident (PS_FIELDS_PS)
+ * @cpu: task_cpu(): the CPU it runs on or last ran on (PS_FIELDS_PS)
+ * @flags: task_struct.flags (PF_*) (PS_FIELDS_PS)
+ * @stack: task_struct.stack, the kernel stack's lowest address (PS_FIELDS_PS)
+ * @nr_threads: signal->nr_threads, as /proc/PID/status's Threads
+ *	(PS_FIELDS_PS)
+ * @pid: pid (a thread's TID)
+ * @tgid: tgid (PS_FIELDS_PS)
+ * @ppid: tgid of the real parent, as /proc/PID/status says (PS_FIELDS_PS)
  * @comm: comm, NUL-terminated
  */
 struct ps_task {
@@ -52,6 +68,14 @@ struct ps_task {
 	uint64_t parent;
 	uint64_t state;
 	uint64_t exit_state;
+	uint64_t mm;
+	uint64_t signal;
+	uint64_t vsz_pages;
+	uint64_t rss_pages;
+	uint64_t stack;
+	uint32_t cpu;
+	uint32_t flags;
+	int32_t nr_threads;
 	int32_t pid;
 	int32_t tgid;
 	int32_t ppid;
@@ -64,7 +88,26 @@ struct ps_member {
 	uint32_t size;
 };
 
-#define PS_MAX_FIELDS	6
+#define PS_MAX_FIELDS	11
+
+/*
+ * Where VSZ, RSS and the thread list lie behind task_struct.mm and .signal
+ * (PS_FIELDS_PS), from BTF; the per-CPU offsets for 6.2+'s RSS counters.
+ */
+struct ps_mm_layout {
+	uint32_t total_vm;	/* mm_struct.total_vm */
+	uint32_t rss_stat;	/* mm_struct.rss_stat: NR_MM_COUNTERS counters */
+	uint32_t rss_size;	/* its size */
+	uint32_t counter_size;	/* one counter: atomic_long_t, or percpu_counter */
+	bool percpu;		/* 6.2+: percpu_counter, else atomic_long_t */
+	uint32_t pcp_count;	/* percpu_counter.count (s64) */
+	uint32_t pcp_counters;	/* percpu_counter.counters (s32 __percpu *) */
+	uint32_t nr_threads;	/* signal_struct.nr_threads */
+	uint32_t thread_head;	/* signal_struct.thread_head */
+	uint32_t thread_node;	/* task_struct.thread_node */
+	uint32_t ncpu;		/* possible CPUs: entries of cpu_off */
+	uint64_t *cpu_off;	/* __per_cpu_offset[] of each possible CPU */
+};
 
 /**
  * struct ps_snap - snapshot state, reusable: buffers survive between takes
@@ -78,6 +121,9 @@ struct ps_member {
  * @f: the members read of each task, in record order
  * @nf: number of entries in @f
  * @rec_size: bytes of one record: every member of @f, packed
+ * @threads: set before ps_snap_take() (PS_FIELDS_PS): every thread, not
+ *	only the leaders, from each leader's signal->thread_head
+ * @mm: what lies behind mm and signal (PS_FIELDS_PS)
  * @task: the snapshot; @nr entries
  * @nr: tasks in the last snapshot
  * @err_op: after a failure, the libkmemdev call that failed (for
@@ -96,6 +142,8 @@ struct ps_snap {
 	unsigned int nf;
 	uint32_t rec_size;
 	struct ps_member tgid;		/* for parents outside the list */
+	bool threads;
+	struct ps_mm_layout mm;
 
 	struct ps_task *task;
 	size_t nr, cap;
@@ -142,20 +190,7 @@ int ps_snap_init(struct ps_snap *s, struct kmemdev *h, enum ps_backend b,
  */
 int ps_snap_take(struct ps_snap *s);
 
-/*
- * For benchmarks, the physical limit: @s becomes a snapshot (backend
- * PS_BACKEND_COPY, fields PS_FIELDS_PID_COMM only) of a copy, in this
- * process's memory, of the memory @from's last snapshot touched: for each
- * of its tasks the members read and tasks.next, at the same offsets from
- * the same cache-line alignment as in the kernel, the links pointing at
- * the copies.  ps_snap_take(@s) then runs the same code as every backend,
- * each read a memcpy() from the copy.  Reads through @from's handle.
- * Returns 0 or a negative errno (-EOPNOTSUPP for PS_FIELDS_PS: parents
- * are not copied).
- */
-int ps_snap_copy(struct ps_snap *s, const struct ps_snap *from);
-
-/* Sort s->task by pid. */
+/* Sort s->task by tgid, then pid: threads after their leader. */
 void ps_snap_sort(struct ps_snap *s);
 
 void ps_snap_fini(struct ps_snap *s);

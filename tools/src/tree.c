@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemctl tree: every node of a kernel red-black tree in order, with
- * fields chosen by BTF name (the walk and printing of list.c).
+ * fields chosen by BTF name (the walk and printing of list.c); with
+ * --xarray, every entry of an XArray (xarray.c).
  */
 #include <stdio.h>
 
 #include "kmemctl.h"
 #include "list.h"
+#include "xarray.h"
 
 static void help(void)
 {
@@ -27,10 +29,15 @@ static void help(void)
 	       "error after the\n"
 	       "nodes before it.  Memory comes from %s, or /proc/kcore when "
 	       "the device is\n"
-	       "absent.\n", KMEM_RO_DEVICE);
+	       "absent.\n"
+	       "kmemctl tree --xarray ROOT ... walks an XArray or IDR instead: "
+	       "see tree --xarray\n"
+	       "--help.\n", KMEM_RO_DEVICE);
 }
 
 int kmemctl_tree(const struct kmemctl *ctx, int argc, char **argv)
 {
+	if (xarray_wanted(argc, argv))
+		return xarray_verb(ctx, argc, argv);
 	return list_verb(ctx, argc, argv, LIST_TREE, help);
 }

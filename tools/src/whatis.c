@@ -18,13 +18,10 @@
 #include "kwalk.h"
 #include "mem.h"
 #include "parse.h"
+#include "ps_snapshot.h"
 
-/*
- * x86-64 THREAD_SIZE: PAGE_SIZE << (2 + KASAN_STACK_ORDER)
- * (arch/x86/include/asm/page_64_types.h); Debian builds without KASAN.
- */
-#define THREAD_SIZE	16384
 #define PAGE_SHIFT	12
+#define MAX_THREAD_SIZE	(1U << 20)
 
 struct whatis {
 	struct kmemdev *h;
@@ -42,8 +39,10 @@ static void help(void)
 	       "does; the first of:\n"
 	       "  symbol  in the kernel image or a module: NAME+0xOFF "
 	       "[module]\n"
-	       "  stack   in the kernel stack of a task on the task list: pid, "
-	       "comm, task\n"
+	       "  stack   in the kernel stack of a task or thread: pid, tid, "
+	       "comm, task,\n"
+	       "          THREAD_SIZE (from the init stack's bounds in "
+	       "kallsyms)\n"
 	       "  slab    in an object of a slab cache: the cache, the "
 	       "object's start,\n"
 	       "          object size and slot size (as /proc/slabinfo's "
@@ -107,71 +106,94 @@ static bool as_symbol(struct whatis *w)
 	return true;
 }
 
-/* Fields of each task the stack search gathers. */
-enum { F_STACK, F_PID, F_COMM, F_COUNT };
-
-static bool print_stack(struct whatis *w, const unsigned char *rec)
+/*
+ * THREAD_SIZE, as the kernel's linker script lays out the init stack
+ * (INIT_TASK_DATA in include/asm-generic/vmlinux.lds.h): from
+ * __start_init_stack to __end_init_stack (6.12, 7.3), __start_init_task to
+ * __end_init_task (6.1).  0 if neither pair is there.
+ */
+static uint64_t thread_size(struct whatis *w)
 {
-	uint64_t task, stack;
-	int32_t pid;
-	char comm[17];
+	static const char *const bounds[][2] = {
+		{ "__start_init_stack", "__end_init_stack" },
+		{ "__start_init_task", "__end_init_task" },
+	};
+	uint64_t start, end, size;
 
-	memcpy(&task, rec, 8);
-	memcpy(&stack, rec + 8, 8);
-	memcpy(&pid, rec + 16, 4);
-	memcpy(comm, rec + 20, 16);
-	comm[16] = '\0';
-	if (!stack || w->addr < stack || w->addr - stack >= THREAD_SIZE)
+	for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++) {
+		if (kmemdev_symbol(w->h, bounds[i][0], &start) ||
+		    kmemdev_symbol(w->h, bounds[i][1], &end) || end <= start)
+			continue;
+		size = end - start;
+		/* a power of two: PAGE_SIZE << THREAD_SIZE_ORDER */
+		if (size <= MAX_THREAD_SIZE && !(size & (size - 1)))
+			return size;
+	}
+	return 0;
+}
+
+static bool print_stack(struct whatis *w, const struct ps_task *t,
+			uint64_t size)
+{
+	if (!t->stack || w->addr < t->stack || w->addr - t->stack >= size)
 		return false;
 	if (w->j) {
 		json_str(w->j, "kind", "stack");
-		json_i64(w->j, "pid", pid);
-		json_str(w->j, "comm", comm);
-		json_hex(w->j, "task", task);
-		json_hex(w->j, "stack", stack);
-		json_u64(w->j, "offset", w->addr - stack);
+		json_i64(w->j, "pid", t->tgid);
+		json_i64(w->j, "tid", t->pid);
+		json_str(w->j, "comm", t->comm);
+		json_hex(w->j, "task", t->addr);
+		json_hex(w->j, "stack", t->stack);
+		json_u64(w->j, "offset", w->addr - t->stack);
+		json_u64(w->j, "stack_size", size);
 	} else {
-		printf("0x%016" PRIx64 ": stack of pid %d \"%s\" (task 0x%"
-		       PRIx64 "), 0x%" PRIx64 " of %d bytes from its base\n",
-		       w->addr, pid, comm, task, w->addr - stack, THREAD_SIZE);
+		printf("0x%016" PRIx64 ": stack of pid %d tid %d \"%s\" (task "
+		       "0x%" PRIx64 "), 0x%" PRIx64 " of %" PRIu64 " bytes from "
+		       "its base\n", w->addr, t->tgid, t->pid, t->comm, t->addr,
+		       w->addr - t->stack, size);
 	}
 	return true;
 }
 
-/* A task on init_task's task list whose stack holds the address. */
+/* init_task: the head of the task list, no node of it. */
+static bool init_stack(struct whatis *w, uint64_t size)
+{
+	struct ps_task t = { .pid = 0 };
+	uint64_t stack, pid, comm;
+
+	if (kmemdev_symbol(w->h, "init_task", &t.addr) ||
+	    off_of(w, "task_struct", "stack", &stack) ||
+	    off_of(w, "task_struct", "pid", &pid) ||
+	    off_of(w, "task_struct", "comm", &comm) ||
+	    kmemdev_read(w->h, t.addr + stack, &t.stack, 8) ||
+	    kmemdev_read(w->h, t.addr + pid, &t.pid, 4) ||
+	    kmemdev_read(w->h, t.addr + comm, t.comm, 16))
+		return false;
+	t.tgid = t.pid;
+	return print_stack(w, &t, size);
+}
+
+/* A task whose stack holds the address: every thread of every process. */
 static bool as_stack(struct whatis *w)
 {
-	struct kmem_ro_field f[F_COUNT];
-	struct kwalk k = { 0 };
-	unsigned char self[8 + 8 + 4 + 16];
-	uint64_t init, tasks, off[F_COUNT];
+	uint64_t size = thread_size(w);
+	enum ps_backend b;
+	struct ps_snap s;
 	bool found = false;
-	uint32_t i;
 
-	if (kmemdev_symbol(w->h, "init_task", &init) ||
-	    off_of(w, "task_struct", "tasks", &tasks) ||
-	    off_of(w, "task_struct", "stack", &off[F_STACK]) ||
-	    off_of(w, "task_struct", "pid", &off[F_PID]) ||
-	    off_of(w, "task_struct", "comm", &off[F_COMM]))
+	if (!size)
 		return false;
-	f[F_STACK] = (struct kmem_ro_field){ .offset = (uint32_t)off[F_STACK], .len = 8 };
-	f[F_PID] = (struct kmem_ro_field){ .offset = (uint32_t)off[F_PID], .len = 4 };
-	f[F_COMM] = (struct kmem_ro_field){ .offset = (uint32_t)off[F_COMM], .len = 16 };
-	/* init_task itself: the head of the list, no node of it */
-	memcpy(self, &init, 8);
-	if (!kmemdev_read(w->h, init + off[F_STACK], self + 8, 8) &&
-	    !kmemdev_read(w->h, init + off[F_PID], self + 16, 4) &&
-	    !kmemdev_read(w->h, init + off[F_COMM], self + 20, 16) &&
-	    print_stack(w, self))
+	if (init_stack(w, size))
 		return true;
-	k.head = init + tasks;
-	k.link_offset = tasks;
-	k.fields = f;
-	k.nfields = F_COUNT;
-	kwalk_run(w->h, &k);	/* what it gathered, even if cut short */
-	for (i = 0; i < k.nodes && !found; i++)
-		found = print_stack(w, k.buf + (size_t)i * k.rec_size);
-	free(k.buf);
+	if (ps_backend_default(w->h, &b))
+		return false;
+	if (!ps_snap_init(&s, w->h, b, PS_FIELDS_PS)) {
+		s.threads = true;
+		if (!ps_snap_take(&s))
+			for (size_t i = 0; i < s.nr && !found; i++)
+				found = print_stack(w, &s.task[i], size);
+	}
+	ps_snap_fini(&s);
 	return found;
 }
 

@@ -24,6 +24,14 @@
  *  ptarea        a 2 MiB-aligned PMD_SIZE of vmalloc, page i's first u64
  *                PTAREA_MAGIC | i, its PTE table the area's own
  *  ptarea_pfn    the PFN of ptarea's page 0
+ *  xarray        an XArray: good_head's node id i at index i * XA_STRIDE
+ *                (i < XA_NODES), xa_mk_value(i * 3) at XA_VALUE_BASE + i
+ *                (i < XA_VALUES), node XA_FAR_ID again at XA_FAR (a deep
+ *                tree)
+ *  idr           an IDR (base 0): node id i at IDR_FIRST + i (i < IDR_NODES)
+ *  xa_badshift   an XArray whose head node is vbuf + 4: its shift byte is
+ *                28, no multiple of XA_CHUNK_SHIFT
+ *  xa_unmapped   an XArray whose head node is vguard: unreadable
  *
  * Writing a PFN to kmem_ro_testobj_pmd makes ptarea's PMD entry a table
  * entry pointing at that page (a stale or corrupt kernel page table, as a
@@ -31,6 +39,7 @@
  * real entry back.  Nothing but the test reads ptarea meanwhile.
  */
 #include <linux/debugfs.h>
+#include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -39,6 +48,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/xarray.h>
 #include <asm/memtype.h>
 #include <asm/set_memory.h>
 
@@ -51,6 +61,14 @@
 #define SLAB_CACHE	"kmem_ro_test_cache"
 #define SLAB_SIZE	200
 #define SLAB_OBJS	3
+#define XA_NODES	100
+#define XA_STRIDE	37
+#define XA_VALUES	10
+#define XA_VALUE_BASE	5000
+#define XA_FAR_ID	7
+#define XA_FAR		(1UL << 32)
+#define IDR_FIRST	10
+#define IDR_NODES	20
 
 struct kmem_ro_tnode {
 	u64 magic;
@@ -67,6 +85,10 @@ static LIST_HEAD(corrupt_head);
 static LIST_HEAD(low_head);
 static HLIST_HEAD(hgood_head);
 static HLIST_HEAD(hloop_head);
+static DEFINE_XARRAY(txa);
+static DEFINE_IDR(tidr);
+static DEFINE_XARRAY(xa_badshift);
+static DEFINE_XARRAY(xa_unmapped);
 static struct kmem_ro_tnode *loop_nodes, *corrupt_nodes, *low_node;
 static unsigned char *vbuf;
 static struct kmem_cache *cache;
@@ -107,6 +129,18 @@ static int testobj_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pat_enabled %d\n", pat_enabled());
 	seq_printf(m, "ptarea 0x%lx\n", ptarea);
 	seq_printf(m, "ptarea_pfn 0x%lx\n", vmalloc_to_pfn((void *)ptarea));
+	seq_printf(m, "xarray 0x%lx\n", (unsigned long)&txa);
+	seq_printf(m, "xa_nodes %d\n", XA_NODES);
+	seq_printf(m, "xa_stride %d\n", XA_STRIDE);
+	seq_printf(m, "xa_values %d\n", XA_VALUES);
+	seq_printf(m, "xa_value_base %d\n", XA_VALUE_BASE);
+	seq_printf(m, "xa_far_id %d\n", XA_FAR_ID);
+	seq_printf(m, "xa_far 0x%lx\n", XA_FAR);
+	seq_printf(m, "idr 0x%lx\n", (unsigned long)&tidr);
+	seq_printf(m, "xa_badshift 0x%lx\n", (unsigned long)&xa_badshift);
+	seq_printf(m, "xa_unmapped 0x%lx\n", (unsigned long)&xa_unmapped);
+	seq_printf(m, "idr_first %d\n", IDR_FIRST);
+	seq_printf(m, "idr_nodes %d\n", IDR_NODES);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(testobj);
@@ -236,9 +270,38 @@ static void free_slab(void)
 	kmem_cache_destroy(cache);
 }
 
+/* The XArray and the IDR over good_head's nodes (see the top). */
+static int fill_indexed(void)
+{
+	struct kmem_ro_tnode *n;
+	int err = 0, i;
+
+	list_for_each_entry(n, &good_head, link) {
+		if (!err && n->id < XA_NODES)
+			err = xa_err(xa_store(&txa, n->id * XA_STRIDE, n, GFP_KERNEL));
+		if (!err && n->id == XA_FAR_ID)
+			err = xa_err(xa_store(&txa, XA_FAR, n, GFP_KERNEL));
+		if (!err && n->id < IDR_NODES &&
+		    idr_alloc(&tidr, n, IDR_FIRST + n->id, IDR_FIRST + n->id + 1,
+			      GFP_KERNEL) < 0)
+			err = -ENOMEM;
+	}
+	for (i = 0; i < XA_VALUES && !err; i++)
+		err = xa_err(xa_store(&txa, XA_VALUE_BASE + i, xa_mk_value(i * 3),
+				      GFP_KERNEL));
+	/* node pointers as xa_mk_node() makes them: the address plus 2 */
+	RCU_INIT_POINTER(xa_badshift.xa_head, (void *)(vbuf + 4 + 2));
+	RCU_INIT_POINTER(xa_unmapped.xa_head,
+			 (void *)(vbuf + VBUF_PAGES * PAGE_SIZE + 2));
+	return err;
+}
+
 static void free_good(void)
 {
 	struct kmem_ro_tnode *n, *tmp;
+
+	xa_destroy(&txa);
+	idr_destroy(&tidr);
 
 	list_for_each_entry_safe(n, tmp, &good_head, link) {
 		list_del(&n->link);
@@ -291,7 +354,7 @@ static int __init testobj_init(void)
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
 
-	if (ptarea_init())
+	if (fill_indexed() || ptarea_init())
 		goto out_free_all;
 
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
