@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmemctl ps: processes from the kernel's task list, read four ways. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -72,18 +71,6 @@ static void help(void)
 	       "(as\n"
 	       "/proc/PID/statm, 0 for kernel threads), TASK (its task_struct), "
 	       "COMM.\n");
-}
-
-/* N: decimal, 1 .. INT_MAX. */
-static int parse_count(const char *s, long *n)
-{
-	char *end;
-
-	errno = 0;
-	*n = strtol(s, &end, 10);
-	if (errno || end == s || *end || *n < 1 || *n > INT_MAX)
-		return -EINVAL;
-	return 0;
 }
 
 static int open_kind(const struct kmemctl *ctx, int kind, struct kmemdev **h)
@@ -303,78 +290,58 @@ static void print_summary(const struct ps_snap *s, long loops, uint64_t ns,
 	json_object_end(&j);
 }
 
+struct ps_opts {
+	const char *backend, *pid, *comm, *state;
+	uint64_t loops;			/* 0: one snapshot, printed */
+	bool threads;
+};
+
 int kmemctl_ps(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "json",    no_argument,       NULL, 'j' },
-		{ "loop",    required_argument, NULL, 'l' },
-		{ "threads", no_argument,       NULL, 'T' },
-		{ "pid",     required_argument, NULL, 'p' },
-		{ "comm",    required_argument, NULL, 'c' },
-		{ "state",   required_argument, NULL, 's' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_STR("backend", 'b', struct ps_opts, backend),
+		KMEMCTL_U64("loop", 'l', struct ps_opts, loops, 1, INT_MAX, NULL,
+			    "a count from 1"),
+		KMEMCTL_FLAG("threads", 'T', struct ps_opts, threads),
+		KMEMCTL_STR("pid", 'p', struct ps_opts, pid),
+		KMEMCTL_STR("comm", 'c', struct ps_opts, comm),
+		KMEMCTL_STR("state", 's', struct ps_opts, state),
+		{ NULL }
 	};
+	static const struct kmemctl_cli cli = { .verb = "ps", .help = help, .opts = opts };
 	enum ps_backend b = PS_BACKEND_WALK;
-	bool json = false, chosen = false, threads = false;
 	struct ps_filter filter = { .npid = 0 };
+	struct ps_opts o = { NULL };
 	struct kmemdev *h;
 	struct ps_snap s;
-	long loops = 0;
+	long loops;
 	uint64_t t0;
-	int c, err, rc = KMEMCTL_EXIT_OK;
+	bool json;
+	int err, rc;
 
-	while (!rc && (c = getopt_long(argc, argv, ":b:jl:Tp:c:s:h", longopts,
-				       NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (ps_backend_parse(optarg, &b))
-				return kmemctl_usage_err("ps: unknown backend "
-							 "'%s' (kcore, mmap, "
-							 "readv, walk)", optarg);
-			chosen = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'l':
-			if (parse_count(optarg, &loops))
-				return kmemctl_usage_err("ps: bad --loop '%s': "
-							 "a count from 1", optarg);
-			break;
-		case 'T':
-			threads = true;
-			break;
-		case 'p':
-			rc = parse_pids(optarg, &filter);
-			break;
-		case 'c':
-			rc = parse_comms(optarg, &filter);
-			break;
-		case 's':
-			rc = parse_states(optarg, &filter);
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
+	rc = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	if (o.backend && ps_backend_parse(o.backend, &b))
+		return kmemctl_usage_err("ps: unknown backend '%s' (kcore, mmap, "
+					 "readv, walk)", o.backend);
+	rc = o.pid ? parse_pids(o.pid, &filter) : KMEMCTL_EXIT_OK;
+	if (!rc && o.comm)
+		rc = parse_comms(o.comm, &filter);
+	if (!rc && o.state)
+		rc = parse_states(o.state, &filter);
 	if (rc)
 		return rc;
-	if (kmemctl_operands("ps", argc, argv, 0, 0, NULL))
-		return KMEMCTL_EXIT_USAGE;
+	loops = (long)o.loops;
 
-	if (open_for(ctx, chosen, &b, &h))
+	if (open_for(ctx, o.backend != NULL, &b, &h))
 		return KMEMCTL_EXIT_ERROR;
 	err = ps_snap_init(&s, h, b, PS_FIELDS_PS);
 	if (err) {
 		init_error(&s, b, err);
 		goto out;
 	}
-	s.threads = threads;
+	s.threads = o.threads;
 	t0 = now_ns();
 	for (long i = 0; i < (loops ? loops : 1) && !err; i++)
 		err = ps_snap_take(&s);

@@ -12,10 +12,10 @@
  * indices each; children have shift - XA_CHUNK_SHIFT, down to 0.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "kmemctl.h"
@@ -289,53 +289,44 @@ static const char *reason(struct kmemdev *h, int err)
 	}
 }
 
+struct xarray_opts {
+	bool xarray;			/* --xarray: how tree.c sent us here */
+	const char *type, *fields;
+};
+
 int xarray_verb(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "xarray", no_argument,       NULL, 'x' },
-		{ "type",   required_argument, NULL, 't' },
-		{ "fields", required_argument, NULL, 'f' },
-		{ "json",   no_argument,       NULL, 'j' },
-		{ "help",   no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_FLAG("xarray", 'x', struct xarray_opts, xarray),
+		KMEMCTL_STR("type", 't', struct xarray_opts, type),
+		KMEMCTL_STR("fields", 'f', struct xarray_opts, fields),
+		{ NULL }
+	};
+	static const struct kmemctl_cli cli = {
+		.verb = "tree --xarray", .help = help, .opts = opts,
+		.min = 1, .max = 1, .missing = "ROOT",
 	};
 	struct kvalue kv = { .max_depth = -1, .f = stdout };
 	struct xa_field f[XA_MAX_FIELDS];
 	struct xa_walk x = { .what = "tree" };
-	const char *type = NULL;
+	struct xarray_opts o = { .type = NULL };
 	struct ktypes kt = { 0 };
 	struct tspec ts = { .btf = NULL };
-	const char *fields = NULL;
+	const char *type, *fields;
 	char list[1024], what[160], label[128];
 	unsigned int nf = 0;
 	uint64_t root;
-	bool json = false;
-	int c, err, rc = KMEMCTL_EXIT_OK;
+	bool json;
+	int err, rc;
 
-	while ((c = getopt_long(argc, argv, ":xt:f:jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			break;
-		case 't':
-			type = optarg;
-			break;
-		case 'f':
-			fields = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
+	rc = kmemctl_parse(ctx, &cli, argc, argv, &o, &json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	rc = KMEMCTL_EXIT_OK;
+	type = o.type;
+	fields = o.fields;
 	if (fields && !type)
 		rc = kmemctl_usage_err("tree --xarray: --fields needs --type TYPE");
-	if (!rc && kmemctl_operands("tree --xarray", argc, argv, 1, 1, "ROOT"))
-		rc = KMEMCTL_EXIT_USAGE;
 	if (!rc && type)
 		rc = tspec_resolve(&kt, "tree", type, &ts);
 	if (!rc && type && ts.path)
