@@ -83,36 +83,43 @@ int kmemdev__vmcoreinfo_value(const char *desc, size_t len, const char *key,
 	return -ENOENT;
 }
 
+int kmemdev__vmcoreinfo_number(const char *desc, size_t len, const char *key,
+			       int base, uint64_t *val)
+{
+	const char *v;
+	size_t vlen, i;
+	uint64_t x = 0;
+	int err;
+
+	err = kmemdev__vmcoreinfo_value(desc, len, key, &v, &vlen);
+	if (err)
+		return err;
+	if (!vlen || (base != 10 && base != 16))
+		return -EPROTO;
+	for (i = 0; i < vlen; i++) {
+		char c = (char)(v[i] | 0x20);
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99;
+
+		if (d >= base || x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -EPROTO;
+		x = x * (uint64_t)base + (uint64_t)d;
+	}
+	*val = x;
+	return 0;
+}
+
 /* "SYMBOL(name)=hex" (VMCOREINFO_SYMBOL(): the running, relocated address). */
 int kmemdev__vmcoreinfo_symbol(const char *desc, size_t len, const char *name,
 			       uint64_t *addr)
 {
 	char key[128];
-	const char *val;
-	size_t vlen, i;
-	uint64_t v = 0;
-	int n, err;
+	int n;
 
 	n = snprintf(key, sizeof(key), "SYMBOL(%s)", name);
 	if (n < 0 || (size_t)n >= sizeof(key))
 		return -EINVAL;
-	err = kmemdev__vmcoreinfo_value(desc, len, key, &val, &vlen);
-	if (err)
-		return err;
-	if (!vlen || vlen > 16)
-		return -EPROTO;
-	for (i = 0; i < vlen; i++) {
-		char c = val[i];
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			v = v << 4 | (uint64_t)((c | 0x20) - 'a' + 10);
-		else
-			return -EPROTO;
-	}
-	*addr = v;
-	return 0;
+	return kmemdev__vmcoreinfo_number(desc, len, key, 16, addr);
 }
 
 /* kallsyms_sym_address() of each version; see struct kmemdev_kallsyms. */
@@ -166,6 +173,10 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 		}
 		if (len > t->names_len - off)
 			return -EPROTO;
+		if (i < t->first) {
+			off += len;
+			continue;
+		}
 		/* kallsyms_expand_symbol(), truncating as it does. */
 		for (; len; len--) {
 			const char *tok = t->tokens + t->token_index[t->names[off++]];
@@ -267,14 +278,11 @@ static size_t extent(const uint64_t *addr, int which)
 	return end - addr[which];
 }
 
-/* The core (vmlinux) symbols, in the kernel's table order. */
-static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
-			kmemdev__sym_fn fn, void *arg)
+int kmemdev__kallsyms_locate(const char *desc, size_t dlen, kmemdev__read_fn read,
+			     void *arg, uint16_t index[256],
+			     struct kmemdev_kallsyms *t, struct kmemdev_kallsyms_at *at)
 {
-	struct kmemdev_kallsyms t = { 0 };
 	uint64_t addr[T_COUNT] = { 0 };
-	void *names = NULL, *tokens = NULL, *offsets = NULL;
-	uint16_t index[256];
 	uint32_t num;
 	int i, err;
 
@@ -285,31 +293,58 @@ static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
 		if (err)	/* older kernels, or kallsyms_addresses: not ours */
 			return err == -ENOENT ? -EOPNOTSUPP : err;
 	}
-	t.has_relative_base = addr[T_BASE] != 0;
-	err = kmemdev_read(h, addr[T_NUM], &num, sizeof(num));
-	if (!err && t.has_relative_base)
-		err = kmemdev_read(h, addr[T_BASE], &t.relative_base,
-				   sizeof(t.relative_base));
+	*t = (struct kmemdev_kallsyms){ .has_relative_base = addr[T_BASE] != 0 };
+	err = read(arg, addr[T_NUM], &num, sizeof(num));
+	if (!err && t->has_relative_base)
+		err = read(arg, addr[T_BASE], &t->relative_base, sizeof(t->relative_base));
 	if (!err)
-		err = kmemdev_read(h, addr[T_INDEX], index, sizeof(index));
+		err = read(arg, addr[T_INDEX], index, 256 * sizeof(*index));
 	if (err)
 		return err;
 	if (!num || num > TABLE_MAX / 4)
 		return -EPROTO;
-	t.names_len = extent(addr, T_NAMES);
-	t.tokens_len = extent(addr, T_TOKENS);
-	err = read_alloc(h, addr[T_NAMES], t.names_len, &names);
+	t->token_index = index;
+	t->offsets_addr = addr[T_OFFSETS];
+	t->num_syms = num;
+	*at = (struct kmemdev_kallsyms_at){
+		.names = addr[T_NAMES],
+		.names_len = extent(addr, T_NAMES),
+		.tokens = addr[T_TOKENS],
+		.tokens_len = extent(addr, T_TOKENS),
+		.offsets = addr[T_OFFSETS],
+		.offsets_len = (size_t)num * 4,
+	};
+	return 0;
+}
+
+static int handle_read(void *arg, uint64_t kaddr, void *buf, size_t len)
+{
+	return kmemdev_read(arg, kaddr, buf, len);
+}
+
+/* The core (vmlinux) symbols, in the kernel's table order. */
+static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
+			kmemdev__sym_fn fn, void *arg)
+{
+	struct kmemdev_kallsyms t;
+	struct kmemdev_kallsyms_at at;
+	void *names = NULL, *tokens = NULL, *offsets = NULL;
+	uint16_t index[256];
+	int err;
+
+	err = kmemdev__kallsyms_locate(desc, dlen, handle_read, h, index, &t, &at);
 	if (!err)
-		err = read_alloc(h, addr[T_TOKENS], t.tokens_len, &tokens);
+		err = read_alloc(h, at.names, at.names_len, &names);
 	if (!err)
-		err = read_alloc(h, addr[T_OFFSETS], (size_t)num * 4, &offsets);
+		err = read_alloc(h, at.tokens, at.tokens_len, &tokens);
+	if (!err)
+		err = read_alloc(h, at.offsets, at.offsets_len, &offsets);
 	if (!err) {
 		t.names = names;
+		t.names_len = at.names_len;
 		t.tokens = tokens;
-		t.token_index = index;
+		t.tokens_len = at.tokens_len;
 		t.offsets = offsets;
-		t.offsets_addr = addr[T_OFFSETS];
-		t.num_syms = num;
 		err = kmemdev__kallsyms_decode(&t, fn, arg);
 	}
 	free(names);
