@@ -20,6 +20,9 @@
 #                   appended to tests/fuzz/results.txt
 #   make stress     the stress group (also part of check), its figures
 #                   appended to tests/vm/stress-results.txt
+#   make check-crash KERNEL=6.12  Debian's crash as a group member under the
+#                   kcore preload vs root's on kcore (fetches the -dbg
+#                   vmlinux); appended to tests/vm/crash-results.txt
 #   make host-deps  a real host: build packages, its kernel headers, DKMS
 #   make install    library, kmemctl, man pages, udev rule and group, the
 #                   driver through DKMS; DESTDIR, PREFIX (see "install" below)
@@ -157,6 +160,12 @@ check-debug:
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench
 	KERNELS="$(KERNELS)" bench/run.sh
+
+# Debian's crash as a member of the device's group under the kcore preload,
+# against root's on /proc/kcore, in KERNEL's VM (tests/vm/crash.sh: fetches
+# the kernel's -dbg package, ~1 GB, and crash; not part of check).
+check-crash: deps
+	tests/vm/crash.sh $(KERNEL)
 
 # FUZZ_SEED=... replays a run; the guest gets DURATION plus room to boot.
 DURATION ?= 600
@@ -311,4 +320,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib preload tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib preload tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update
