@@ -153,6 +153,9 @@ struct kmemdev {
 	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
 	struct kmemdev_symtab syms;
 	struct kmemdev_sym_one *found;	/* by-name answers before a table */
+	unsigned int find_passes;	/* decode passes that gave them */
+	/* [__start_BTF, __stop_BTF) as a by-name pass saw it, 0 if not yet */
+	_Atomic uint64_t btf_start, btf_stop;
 
 	/* Kernel BTF (btf.c): loaded once, read-only afterwards. */
 	pthread_mutex_t btf_lock;
@@ -241,6 +244,10 @@ KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_read(struct kmemdev *h, char **note,
  * @relative_base: kallsyms_relative_base (6.1, 6.12)
  * @has_relative_base: VMCOREINFO names kallsyms_relative_base
  * @first: decode from this entry on; the ones before are only skipped
+ * @want: if set, only names that may be one of these @nwant are expanded
+ *	in full (the callback must still compare: a name that shares the
+ *	first few characters of one also reaches it)
+ * @nwant: how many
  */
 struct kmemdev_kallsyms {
 	const uint8_t *names;
@@ -254,6 +261,8 @@ struct kmemdev_kallsyms {
 	uint64_t relative_base;
 	bool has_relative_base;
 	uint32_t first;
+	const char *const *want;
+	size_t nwant;
 };
 
 /* Read len bytes at kernel address kaddr: 0, or a negative errno. */
@@ -310,14 +319,24 @@ KMEMDEV_INTERNAL int kmemdev__kallsyms_read(struct kmemdev *h,
 					    kmemdev__sym_fn fn, void *arg);
 
 /*
- * One vmlinux symbol by name through the device, without building a table:
- * *sym gets its addr and type (name and module are left to the caller),
- * the lowest address among equal names.  -ENOENT if vmlinux has none, else
- * as kmemdev__kallsyms_read().
+ * Vmlinux symbols by name through the device, in one pass and without
+ * building a table: for each of the @n @names that vmlinux has, @found[i]
+ * and @syms[i]'s addr and type (name is left to the caller; the lowest
+ * address among equal names).  0, else as kmemdev__kallsyms_read().
  */
 KMEMDEV_INTERNAL int kmemdev__kallsyms_find_core(struct kmemdev *h,
-						 const char *name,
-						 struct kmemdev_sym *sym);
+						 const char *const *names,
+						 size_t n,
+						 struct kmemdev_sym *syms,
+						 bool *found);
+
+/*
+ * Names every by-name pass also looks for, for btf.c: the bounds of the
+ * kernel's BTF (the bytes /sys/kernel/btf/vmlinux serves,
+ * kernel/bpf/sysfs_btf.c).
+ */
+#define KMEMDEV_BTF_START	"__start_BTF"
+#define KMEMDEV_BTF_STOP	"__stop_BTF"
 
 /* Release the symbol state of a handle (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);

@@ -137,6 +137,21 @@ static uint64_t sym_address(const struct kmemdev_kallsyms *t, bool absolute_perc
 	return t->relative_base - 1 - (uint64_t)(int64_t)off;
 }
 
+/* Characters of a name compared before the rest is expanded. */
+#define WANT_PREFIX	4
+
+/*
+ * Whether a name beginning with @p (@n characters expanded so far, at
+ * least WANT_PREFIX unless that is all of it) may be one of @t->want.
+ */
+static bool wanted(const struct kmemdev_kallsyms *t, const char *p, size_t n)
+{
+	for (size_t w = 0; w < t->nwant; w++)
+		if (!strncmp(t->want[w], p, n < WANT_PREFIX ? n : WANT_PREFIX))
+			return true;
+	return false;
+}
+
 int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			     kmemdev__sym_fn fn, void *arg)
 {
@@ -178,6 +193,16 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			continue;
 		}
 		/* kallsyms_expand_symbol(), truncating as it does. */
+		for (; len && n < 1 + WANT_PREFIX; len--) {
+			const char *tok = t->tokens + t->token_index[t->names[off++]];
+
+			for (; *tok && n < sizeof(name) - 1; tok++)
+				name[n++] = *tok;
+		}
+		if (t->want && !wanted(t, name + 1, n - (n > 0))) {
+			off += len;
+			continue;
+		}
 		for (; len; len--) {
 			const char *tok = t->tokens + t->token_index[t->names[off++]];
 
@@ -322,8 +347,10 @@ static int handle_read(void *arg, uint64_t kaddr, void *buf, size_t len)
 	return kmemdev_read(arg, kaddr, buf, len);
 }
 
-/* The core (vmlinux) symbols, in the kernel's table order. */
+/* The core (vmlinux) symbols, in the kernel's table order (those that may
+ * be one of @want, if set). */
 static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
+			const char *const *want, size_t nwant,
 			kmemdev__sym_fn fn, void *arg)
 {
 	struct kmemdev_kallsyms t;
@@ -345,6 +372,8 @@ static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
 		t.tokens = tokens;
 		t.tokens_len = at.tokens_len;
 		t.offsets = offsets;
+		t.want = want;
+		t.nwant = nwant;
 		err = kmemdev__kallsyms_decode(&t, fn, arg);
 	}
 	free(names);
@@ -640,7 +669,8 @@ static int core_sym(void *arg, uint64_t addr, char type, const char *name,
 }
 
 /* The vmlinux symbols of the running kernel's tables, in their order. */
-static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+static int core_read(struct kmemdev *h, const char *const *want, size_t nwant,
+		     kmemdev__sym_fn fn, void *arg)
 {
 	const char *desc;
 	size_t len, dlen;
@@ -652,7 +682,7 @@ static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 		return err;
 	err = kmemdev__vmcoreinfo_parse(note, len, &desc, &dlen);
 	if (!err)
-		err = core_symbols(h, desc, dlen, fn, arg);
+		err = core_symbols(h, desc, dlen, want, nwant, fn, arg);
 	free(note);
 	return err;
 }
@@ -664,7 +694,7 @@ int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 
 	if (!h || !fn)
 		return -EINVAL;
-	err = core_read(h, core_sym, &w);
+	err = core_read(h, NULL, 0, core_sym, &w);
 	if (err)
 		return err;
 	/* A kernel without modules (or without BTF for them) stops here. */
@@ -674,9 +704,10 @@ int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 }
 
 struct core_find {
-	const char *name;
+	const char *const *names;
+	size_t n;
 	struct kmemdev_sym *out;
-	bool found;
+	bool *found;
 };
 
 /* The first of equal names in kmemdev_symbol_find()'s order: lowest address. */
@@ -686,27 +717,25 @@ static int find_sym(void *arg, uint64_t addr, char type, const char *name,
 	struct core_find *f = arg;
 
 	(void)module;
-	if (strcmp(name, f->name) || (f->found && f->out->addr <= addr))
-		return 0;
-	f->out->addr = addr;
-	f->out->type = type;
-	f->found = true;
+	for (size_t i = 0; i < f->n; i++) {
+		if (strcmp(name, f->names[i]) || (f->found[i] && f->out[i].addr <= addr))
+			continue;
+		f->out[i].addr = addr;
+		f->out[i].type = type;
+		f->out[i].module = NULL;
+		f->found[i] = true;
+	}
 	return 0;
 }
 
-int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *name,
-				struct kmemdev_sym *sym)
+int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *const *names,
+				size_t n, struct kmemdev_sym *syms, bool *found)
 {
-	struct core_find f = { .name = name, .out = sym };
-	int err;
+	struct core_find f = { .names = names, .n = n, .out = syms, .found = found };
 
-	if (!h || !name || !sym)
+	if (!h || !names || !syms || !found)
 		return -EINVAL;
-	err = core_read(h, find_sym, &f);
-	if (err)
-		return err;
-	if (!f.found)
-		return -ENOENT;
-	sym->module = NULL;
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		found[i] = false;
+	return core_read(h, names, n, find_sym, &f);
 }

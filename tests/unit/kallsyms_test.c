@@ -307,6 +307,23 @@ START_TEST(decode_from_first)
 }
 END_TEST
 
+/* Only wanted names reach the callback; a big one is skipped whole. */
+START_TEST(decode_wanted_only)
+{
+	static const char *const want[] = { "__per_cpu_x", "init_task" };
+	struct tables tb;
+	struct got g = { 0 };
+
+	build(&tb);
+	tb.t.want = want;
+	tb.t.nwant = 2;
+	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
+	ck_assert_int_eq(g.n, 2);
+	ck_assert_str_eq(g.name[0], "init_task");
+	ck_assert_str_eq(g.name[1], "__per_cpu_x");
+}
+END_TEST
+
 /* Decimal and hex values; overflow and stray characters refused. */
 START_TEST(note_numbers)
 {
@@ -340,6 +357,7 @@ static Suite *kallsyms_suite(void)
 	tcase_add_test(tc, decode_bad_tables);
 	tcase_add_test(tc, decode_callback_stops);
 	tcase_add_test(tc, decode_from_first);
+	tcase_add_test(tc, decode_wanted_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
