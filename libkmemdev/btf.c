@@ -187,6 +187,13 @@ static int btf_get(struct kmemdev *h, const struct btf **out)
 	return err;
 }
 
+int kmemdev_btf(struct kmemdev *h, const struct btf **btf)
+{
+	if (!h || !btf)
+		return -EINVAL;
+	return btf_get(h, btf);
+}
+
 void kmemdev__btf_release(struct kmemdev *h)
 {
 	btf__free(atomic_load_explicit(&h->btf, memory_order_relaxed));

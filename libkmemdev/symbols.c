@@ -497,7 +497,7 @@ struct kmemdev_sym_one {
 };
 
 /* By-name passes before the whole table is worth building. */
-#define FIND_ONE_MAX	2
+#define FIND_ONE_MAX	4
 
 static void found_free(struct kmemdev *h)
 {
@@ -562,13 +562,23 @@ static const struct kmemdev_sym *found_get(const struct kmemdev *h, const char *
 	return NULL;
 }
 
+/*
+ * Names a pass also looks for, whatever was asked: the bounds of the
+ * image, of the per-CPU section and of the BTF (btf.c reads it through
+ * the device from there), which one-shot commands ask for next.
+ */
+static const char *const prefetch[] = {
+	KMEMDEV_BTF_START, KMEMDEV_BTF_STOP, "_stext", "_end",
+	"__per_cpu_start", "__per_cpu_end",
+};
+#define NPREFETCH	(sizeof(prefetch) / sizeof(prefetch[0]))
+
 static int find_one(struct kmemdev *h, const char *name,
 		    const struct kmemdev_sym **sym)
 {
-	/* the same pass finds where the BTF is (btf.c, kmemctl) */
-	const char *names[] = { name, KMEMDEV_BTF_START, KMEMDEV_BTF_STOP };
-	struct kmemdev_sym s[3];
-	bool found[3];
+	const char *names[1 + NPREFETCH] = { name };
+	struct kmemdev_sym s[1 + NPREFETCH];
+	bool found[1 + NPREFETCH];
 	int ret = 1;
 
 	if (h->kallsyms_path || kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO))
@@ -581,17 +591,17 @@ static int find_one(struct kmemdev *h, const char *name,
 		ret = 0;
 		goto out;
 	}
+	memcpy(names + 1, prefetch, sizeof(prefetch));
 	if (h->find_passes >= FIND_ONE_MAX ||
-	    kmemdev__kallsyms_find_core(h, names, 3, s, found))
+	    kmemdev__kallsyms_find_core(h, names, 1 + NPREFETCH, s, found))
 		goto out;
 	h->find_passes++;
 	if (found[1] && found[2]) {
 		atomic_store(&h->btf_start, s[1].addr);
 		atomic_store(&h->btf_stop, s[2].addr);
 	}
-	for (int i = 2; i >= 0; i--)
-		if (found[i] && (i == 0 || strcmp(names[i], name)) &&
-		    found_add(h, names[i], &s[i]))
+	for (size_t i = 0; i < 1 + NPREFETCH; i++)
+		if (found[i] && !found_get(h, names[i]) && found_add(h, names[i], &s[i]))
 			goto out;
 	*sym = found_get(h, name);
 	ret = !*sym;	/* not in vmlinux (a module's symbol): the table says */

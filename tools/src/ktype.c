@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmemdev.h"
 #include "ktype.h"
 #include "parse.h"
 
@@ -15,9 +16,20 @@
 
 int ktypes_load(struct ktypes *kt)
 {
+	const struct btf *btf;
+	struct kmemdev *h;
 	int err;
 
 	memset(kt, 0, sizeof(*kt));
+	if (!kmemdev_open(&h, NULL)) {
+		if (!kmemdev_btf(h, &btf)) {
+			/* modules' split BTF only reads its base */
+			kt->vmlinux = (struct btf *)btf;
+			kt->owner = h;
+			return 0;
+		}
+		kmemdev_close(h);
+	}
 	/* libbpf 1.x: NULL and errno on failure */
 	errno = 0;
 	kt->vmlinux = btf__load_vmlinux_btf();
@@ -38,7 +50,10 @@ void ktypes_free(struct ktypes *kt)
 	}
 	free(kt->mods);
 	free(kt->mod_names);
-	btf__free(kt->vmlinux);
+	if (kt->owner)
+		kmemdev_close(kt->owner);
+	else
+		btf__free(kt->vmlinux);
 	memset(kt, 0, sizeof(*kt));
 }
 
