@@ -83,18 +83,6 @@ static int exec_crash(void *arg)
 	return 127;
 }
 
-static int run_as_root(void *arg)
-{
-	pid_t pid = fork();
-	int status;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		_exit(exec_crash(arg));
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /*
  * crash's ps: "[>] PID PPID CPU TASK ST %MEM VSZ RSS COMM", kernel
  * threads' COMM in brackets.  crash itself and its gdb's threads ("gdb
@@ -204,7 +192,7 @@ static int session(struct run *r, bool member, bool preload, const char *out)
 	r->member = member;
 	r->preload = preload;
 	r->out = out;
-	rc = member ? vt_run_as_monitor(exec_crash, r) : run_as_root(r);
+	rc = member ? vt_run_as_monitor(exec_crash, r) : vt_run_as(0, 0, -1, exec_crash, r);
 	r->seconds = now() - t0;
 	parse(r);
 	return rc;
