@@ -152,10 +152,26 @@ static bool wanted(const struct kmemdev_kallsyms *t, const char *p, size_t n)
 	return false;
 }
 
+/*
+ * Per token: false when a name whose first token it is cannot be one of
+ * @t->want (the type letter, then at least one character that no wanted
+ * name has there), so most names are skipped after one byte.
+ */
+static void first_tokens(const struct kmemdev_kallsyms *t, bool maybe[256])
+{
+	for (int i = 0; i < 256; i++) {
+		const char *tok = t->tokens + t->token_index[i];
+		size_t n = strlen(tok);
+
+		/* too short to decide without the next tokens */
+		maybe[i] = n < 2 || wanted(t, tok + 1, n - 1);
+	}
+}
+
 int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			     kmemdev__sym_fn fn, void *arg)
 {
-	bool absolute_percpu = false;
+	bool absolute_percpu = false, maybe[256];
 	char name[KSYM_NAME_LEN + 1];	/* the type letter, then the name */
 	size_t off = 0;
 	uint32_t i;
@@ -174,6 +190,8 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 	for (i = 0; t->has_relative_base && i < t->num_syms; i++)
 		if (t->offsets[i] < 0)
 			absolute_percpu = true;
+	if (t->want)
+		first_tokens(t, maybe);
 
 	for (i = 0; i < t->num_syms; i++) {
 		size_t len, n = 0;
@@ -188,7 +206,7 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 		}
 		if (len > t->names_len - off)
 			return -EPROTO;
-		if (i < t->first) {
+		if (i < t->first || (t->want && len && !maybe[t->names[off]])) {
 			off += len;
 			continue;
 		}
