@@ -69,9 +69,14 @@ if [ ! -s "$vmlinux" ]; then
 		log "$pkg: $(du -m "$work/debs/${pkg}_"*.deb | cut -f1) MB in $(( $(date +%s) - start )) s"
 	fi
 	log "extracting vmlinux-$release"
-	# the file comes first in the archive: stop reading there
+	# 6.x: the file, first in the archive (stop reading there); 7.x:
+	# boot/ holds a link to it, last
+	case $KERNEL in
+	6.*) member=./usr/lib/debug/boot/vmlinux-$release ;;
+	*) member=./usr/lib/debug/lib/modules/$release/vmlinux ;;
+	esac
 	dpkg-deb --fsys-tarfile "$work/debs/${pkg}_"*.deb 2>/dev/null |
-		tar -x -O --occurrence=1 "./usr/lib/debug/boot/vmlinux-$release" > "$vmlinux.tmp" || true
+		tar -x -O --occurrence=1 "$member" > "$vmlinux.tmp" || true
 	[ -s "$vmlinux.tmp" ] || { log "no vmlinux-$release in $pkg"; exit 1; }
 	gdb-add-index "$vmlinux.tmp" >&2
 	mv "$vmlinux.tmp" "$vmlinux"
