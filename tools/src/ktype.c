@@ -40,6 +40,20 @@ int ktypes_load(struct ktypes *kt)
 	return 0;
 }
 
+int ktypes_load_with(struct ktypes *kt, struct kmemdev *h)
+{
+	const struct btf *btf;
+	int err;
+
+	memset(kt, 0, sizeof(*kt));
+	err = kmemdev_btf(h, &btf);
+	if (err)
+		return err;
+	kt->vmlinux = (struct btf *)btf;
+	kt->borrowed = true;
+	return 0;
+}
+
 void ktypes_free(struct ktypes *kt)
 {
 	size_t i;
@@ -52,7 +66,7 @@ void ktypes_free(struct ktypes *kt)
 	free(kt->mod_names);
 	if (kt->owner)
 		kmemdev_close(kt->owner);
-	else
+	else if (!kt->borrowed)
 		btf__free(kt->vmlinux);
 	memset(kt, 0, sizeof(*kt));
 }

@@ -17,7 +17,8 @@ struct kmemdev;
 
 struct ktypes {
 	struct btf *vmlinux;
-	struct kmemdev *owner;	/* the handle vmlinux belongs to; NULL: ours */
+	struct kmemdev *owner;	/* the handle vmlinux belongs to, ours */
+	bool borrowed;		/* vmlinux is a caller's handle's */
 	struct btf **mods;	/* split BTF of each module, loaded on demand */
 	char **mod_names;
 	size_t nmods;
@@ -38,6 +39,8 @@ struct kplace {
  * libbpf's.  0, -ENODATA (none), or libbpf's error.
  */
 int ktypes_load(struct ktypes *kt);
+/* The same from the caller's open handle: ktypes_free() before closing it. */
+int ktypes_load_with(struct ktypes *kt, struct kmemdev *h);
 void ktypes_free(struct ktypes *kt);
 
 /*
