@@ -3,7 +3,7 @@
 # kmem_ro: one entry point.  See README.md.
 #
 #   make            module (running kernel's headers, else the cached 6.12
-#                   test kernel), libkmemdev, kmemctl
+#                   test kernel), libkmemdev, the kcore preload, kmemctl
 #   make check      host unit tests + the VM suite on Debian 6.1, 6.12 and
 #                   7.3; the module also built and sparse-checked for sid
 #   make abi-check  libkmemdev.so's ABI against libkmemdev/abi/libkmemdev.abi
@@ -21,6 +21,9 @@
 #                   appended to tests/fuzz/results.txt
 #   make stress     the stress group (also part of check), its figures
 #                   appended to tests/vm/stress-results.txt
+#   make check-crash KERNEL=6.12  Debian's crash as a group member under the
+#                   kcore preload vs root's on kcore (fetches the -dbg
+#                   vmlinux); appended to tests/vm/crash-results.txt
 #   make host-deps  a real host: build packages, its kernel headers, DKMS
 #                   (scripts/install-deps.sh host)
 #   make install    library, kmemctl, man pages, udev rule and group, the
@@ -48,7 +51,7 @@ KDIR          ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR))
 DEFAULT_KERNEL := 6.12
 KBUILD_FLAGS  := W=1 KCFLAGS=-Werror
 
-all: module lib tools
+all: module lib preload tools
 
 # The build packages (compiler, libbpf, libnl, ...), installed before any
 # compile starts: every compiling target waits for this, so `make -j` on a
@@ -79,6 +82,10 @@ endif
 lib: build-deps
 	$(MAKE) -C libkmemdev
 
+# libkmemdev-kcore.so (preload/), the LD_PRELOAD shim for kcore readers.
+preload: lib
+	$(MAKE) -C preload
+
 tools: lib
 	$(MAKE) -C tools
 
@@ -103,7 +110,7 @@ sparse: deps
 		! grep -qE 'warning|error|not available or not up to date' $(BUILD)/sparse-$$k.log; \
 	done
 
-vm-binaries: lib
+vm-binaries: lib preload
 	$(MAKE) -C tests/vm
 	$(MAKE) -C tools static
 	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
@@ -164,6 +171,12 @@ check-debug:
 bench: deps vm-binaries test-modules
 	$(MAKE) -C bench
 	KERNELS="$(KERNELS)" bench/run.sh
+
+# Debian's crash as a member of the device's group under the kcore preload,
+# against root's on /proc/kcore, in KERNEL's VM (tests/vm/crash.sh: fetches
+# the kernel's -dbg package, ~1 GB, and crash; not part of check).
+check-crash: deps
+	tests/vm/crash.sh $(KERNEL)
 
 # FUZZ_SEED=... replays a run; the guest gets DURATION plus room to boot.
 DURATION ?= 600
@@ -236,8 +249,9 @@ MANPAGES    := $(wildcard man/*.[1-8])
 MODDIR      := /lib/modules/$(KVER)/extra
 DIRS        := PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
 
-install: lib tools
+install: lib preload tools
 	$(MAKE) -C libkmemdev install $(DIRS)
+	$(MAKE) -C preload install $(DIRS)
 	$(MAKE) -C tools install $(DIRS)
 	@set -e; for p in $(MANPAGES); do \
 		d=$(DESTDIR)$(MANDIR)/man$${p##*.}; \
@@ -288,6 +302,7 @@ install: lib tools
 
 uninstall:
 	$(MAKE) -C tools uninstall $(DIRS)
+	$(MAKE) -C preload uninstall $(DIRS)
 	$(MAKE) -C libkmemdev uninstall $(DIRS)
 	rm -f $(foreach p,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p)))
 	rm -f $(DESTDIR)$(UDEVDIR)/rules.d/60-kmem_ro.rules $(DESTDIR)$(SYSUSERSDIR)/kmem_ro.conf
@@ -309,6 +324,7 @@ uninstall:
 
 clean:
 	$(MAKE) -C libkmemdev clean
+	$(MAKE) -C preload clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
@@ -316,4 +332,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib preload tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update

@@ -4,12 +4,14 @@
  * `ps -e -o pid,comm` in the same boot, as root and as a member of the
  * device's group (uid 1000, supplementary group, no capability,
  * perf_event_paranoid=3).  Best of BENCH_STARTUP_RUNS (default 5) wall
- * times of fork+exec+wait, and the system calls of one run.  Then where
+ * times of fork+exec+wait, procps and the verbs taking turns, and the
+ * system calls of one run.  Then where
  * the time goes inside the library: open, the symbol table, one name
  * lookup, BTF.
  */
 #define _GNU_SOURCE
 #include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +68,16 @@ static double once(char *const argv[])
 	return (bench_ns() - t0) / 1e9;
 }
 
-static double best(char *const argv[], int runs)
+/* Keep the better of *b and one more run of argv; false if it failed. */
+static bool better(double *b, char *const argv[])
 {
-	double b = -1, t;
+	double t = once(argv);
 
-	for (int i = 0; i < runs; i++) {
-		t = once(argv);
-		if (t < 0)
-			return -1;
-		if (b < 0 || t < b)
-			b = t;
-	}
-	return b;
+	if (t < 0)
+		return false;
+	if (*b < 0 || t < *b)
+		*b = t;
+	return true;
 }
 
 static double secs(uint64_t t0)
@@ -103,16 +103,16 @@ static void parts(const char *kernel, const char *accel, const char *user)
 		goto out;
 	sym_s = secs(t0);
 	t0 = bench_ns();
-	if (kmemdev_symbolize(h, addr + 8, &s, NULL))
-		goto out;
-	again_s = secs(t0);
-	t0 = bench_ns();
 	if (kmemdev_btf_member(h, "task_struct", "comm", &off, NULL))
 		goto out;
 	btf_s = secs(t0);
+	t0 = bench_ns();
+	if (kmemdev_symbolize(h, addr + 8, &s, NULL))
+		goto out;
+	again_s = secs(t0);
 	printf("bench startup_parts kernel=%s accel=%s user=%s open_s=%.4f "
-	       "symbol_first_s=%.4f symbolize_after_s=%.4f btf_first_s=%.4f\n",
-	       kernel, accel, user, open_s, sym_s, again_s, btf_s);
+	       "symbol_first_s=%.4f btf_first_s=%.4f symbolize_after_s=%.4f\n",
+	       kernel, accel, user, open_s, sym_s, btf_s, again_s);
 out:
 	kmemdev_close(h);
 }
@@ -127,16 +127,28 @@ static void bench_user(const char *kernel, const char *accel, int runs)
 	};
 	static const char *const names[] = { "ps", "sym", "struct" };
 	const char *user = as_member ? "member" : "root";
-	double ps_s = best(procps, runs);
+	enum { NVERBS = sizeof(verbs) / sizeof(verbs[0]) };
+	double ps_s = -1, k[NVERBS];
+	bool ok[NVERBS];
 
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
-		double k = best(verbs[i], runs);
+	/* procps and each verb take turns: the machine's load hits all alike */
+	for (size_t i = 0; i < NVERBS; i++) {
+		k[i] = -1;
+		ok[i] = true;
+	}
+	for (int r = 0; r < runs; r++) {
+		better(&ps_s, procps);
+		for (size_t i = 0; i < NVERBS; i++)
+			ok[i] = ok[i] && better(&k[i], verbs[i]);
+	}
+	for (size_t i = 0; i < NVERBS; i++) {
 		long calls = bench_syscalls(run_argv, (void *)verbs[i], 0, NULL);
+		double t = ok[i] ? k[i] : -1;
 
 		printf("bench startup kernel=%s accel=%s user=%s verb=%s runs=%d "
 		       "kmemctl_s=%.4f procps_ps_s=%.4f ratio=%.2f target_max=2 "
-		       "syscalls=%ld\n", kernel, accel, user, names[i], runs, k,
-		       ps_s, ps_s > 0 && k > 0 ? k / ps_s : -1.0, calls);
+		       "syscalls=%ld\n", kernel, accel, user, names[i], runs, t,
+		       ps_s, ps_s > 0 && t > 0 ? t / ps_s : -1.0, calls);
 	}
 	fflush(stdout);
 	if (as_member) {

@@ -9,8 +9,12 @@
  * object), so lookups take no lock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -32,11 +36,116 @@ int kmemdev__set_btf_path(struct kmemdev *h, const char *path)
 	return kmemdev__set_path(h, &h->btf_lock, btf_loaded, &h->btf_path, path);
 }
 
-static int btf_open(const char *path, struct btf **out)
+#define KERNEL_BTF	"/sys/kernel/btf/vmlinux"
+
+/*
+ * Where the device finds the kernel's BTF: [__start_BTF, __stop_BTF), as
+ * a by-name pass saw it (symbols.c), else one pass of its own (no lock:
+ * the table build may hold sym_lock and come here for module symbols).
+ * 0 if not through the device.
+ */
+static uint64_t btf_device_addr(struct kmemdev *h, size_t size)
+{
+	static const char *const names[] = { KMEMDEV_BTF_START, KMEMDEV_BTF_STOP };
+	struct kmemdev_sym s[2];
+	bool found[2];
+	uint64_t start = atomic_load(&h->btf_start), stop = atomic_load(&h->btf_stop);
+
+	if (kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO))
+		return 0;
+	if (!start && !kmemdev__kallsyms_find_core(h, names, 2, s, found) &&
+	    found[0] && found[1]) {
+		start = s[0].addr;
+		stop = s[1].addr;
+		atomic_store(&h->btf_start, start);
+		atomic_store(&h->btf_stop, stop);
+	}
+	return start && stop - start == size ? start : 0;
+}
+
+/*
+ * The kernel's BTF into @buf (@size bytes, the sysfs file's).  sysfs
+ * serves a bin file one page per read() (kernfs_file_read_iter()): ~1200
+ * calls for 5 MB.  The device reads the same bytes (sysfs_btf.c serves
+ * __start_BTF) in one call; the first page, read from sysfs too, must
+ * agree.  Else the page-at-a-time loop.
+ */
+static int btf_read_kernel(struct kmemdev *h, int fd, void *buf, size_t size)
+{
+	unsigned char first[4096];
+	size_t got = 0, head = size < sizeof(first) ? size : sizeof(first);
+	uint64_t at = btf_device_addr(h, size);
+
+	if (at && pread(fd, first, head, 0) == (ssize_t)head &&
+	    !kmemdev_read(h, at, buf, size) && !memcmp(buf, first, head))
+		return 0;
+	while (got < size) {
+		ssize_t n = pread(fd, (char *)buf + got, size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The running kernel's BTF: since 6.16 the sysfs file can be mapped
+ * (btf_sysfs_vmlinux_mmap(), 7.3), no read at all; before, through the
+ * device or page by page.  -ENOENT without the sysfs file.
+ */
+static int btf_kernel(struct kmemdev *h, struct btf **out)
+{
+	struct stat st;
+	struct btf *btf = NULL;
+	void *data;
+	long err;
+	int fd = open(KERNEL_BTF, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -ENOENT;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (data != MAP_FAILED) {
+		btf = btf__new(data, (uint32_t)st.st_size);
+		munmap(data, (size_t)st.st_size);
+	} else if ((data = malloc((size_t)st.st_size))) {
+		err = btf_read_kernel(h, fd, data, (size_t)st.st_size);
+		if (!err)
+			btf = btf__new(data, (uint32_t)st.st_size);
+		free(data);
+		if (err) {
+			close(fd);
+			return (int)err;
+		}
+	} else {
+		close(fd);
+		return -ENOMEM;
+	}
+	close(fd);
+	err = libbpf_get_error(btf);
+	if (err)
+		return err < 0 && err > -4096 ? (int)err : -EIO;
+	*out = btf;
+	return 0;
+}
+
+static int btf_open(struct kmemdev *h, const char *path, struct btf **out)
 {
 	struct btf *btf;
 	long err;
 
+	if (!path) {
+		err = btf_kernel(h, out);
+		if (err != -ENOENT)
+			return (int)err;
+	}
+	/* a file, or no sysfs BTF: libbpf looks in /boot and elsewhere */
 	btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
 	err = libbpf_get_error(btf);
 	if (!err && !btf)
@@ -65,7 +174,7 @@ static int btf_get(struct kmemdev *h, const struct btf **out)
 	pthread_mutex_lock(&h->btf_lock);
 	btf = atomic_load_explicit(&h->btf, memory_order_relaxed);
 	if (!btf && !h->btf_err) {
-		err = btf_open(h->btf_path, &btf);
+		err = btf_open(h, h->btf_path, &btf);
 		if (err)
 			h->btf_err = err;
 		else
@@ -76,6 +185,13 @@ static int btf_get(struct kmemdev *h, const struct btf **out)
 	pthread_mutex_unlock(&h->btf_lock);
 	*out = btf;
 	return err;
+}
+
+int kmemdev_btf(struct kmemdev *h, const struct btf **btf)
+{
+	if (!h || !btf)
+		return -EINVAL;
+	return btf_get(h, btf);
 }
 
 void kmemdev__btf_release(struct kmemdev *h)

@@ -153,6 +153,9 @@ struct kmemdev {
 	char *kallsyms_path;		/* NULL: KMEMDEV_KALLSYMS */
 	struct kmemdev_symtab syms;
 	struct kmemdev_sym_one *found;	/* by-name answers before a table */
+	unsigned int find_passes;	/* decode passes that gave them */
+	/* [__start_BTF, __stop_BTF) as a by-name pass saw it, 0 if not yet */
+	_Atomic uint64_t btf_start, btf_stop;
 
 	/* Kernel BTF (btf.c): loaded once, read-only afterwards. */
 	pthread_mutex_t btf_lock;
@@ -218,6 +221,10 @@ KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_value(const char *desc, size_t len,
 KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_symbol(const char *desc, size_t len,
 						const char *name,
 						uint64_t *addr);
+/* KEY's VALUE as a number in @base (10 or 16): -EPROTO if it is not one. */
+KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_number(const char *desc, size_t len,
+						const char *key, int base,
+						uint64_t *val);
 /* Read the running kernel's note (INFO's vmcoreinfo_addr) into *note (free()). */
 KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_read(struct kmemdev *h, char **note,
 					      size_t *len);
@@ -236,6 +243,11 @@ KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_read(struct kmemdev *h, char **note,
  *	relative to its own address, offset_to_ptr())
  * @relative_base: kallsyms_relative_base (6.1, 6.12)
  * @has_relative_base: VMCOREINFO names kallsyms_relative_base
+ * @first: decode from this entry on; the ones before are only skipped
+ * @want: if set, only names that may be one of these @nwant are expanded
+ *	in full (the callback must still compare: a name that shares the
+ *	first few characters of one also reaches it)
+ * @nwant: how many
  */
 struct kmemdev_kallsyms {
 	const uint8_t *names;
@@ -248,12 +260,45 @@ struct kmemdev_kallsyms {
 	uint64_t offsets_addr;
 	uint64_t relative_base;
 	bool has_relative_base;
+	uint32_t first;
+	const char *const *want;
+	size_t nwant;
+};
+
+/* Read len bytes at kernel address kaddr: 0, or a negative errno. */
+typedef int (*kmemdev__read_fn)(void *arg, uint64_t kaddr, void *buf,
+				size_t len);
+
+/**
+ * struct kmemdev_kallsyms_at - where the tables a decode reads lie
+ * @names: kernel address of kallsyms_names, @names_len bytes to read
+ * @tokens: kallsyms_token_table, @tokens_len bytes
+ * @offsets: kallsyms_offsets, @offsets_len bytes
+ */
+struct kmemdev_kallsyms_at {
+	uint64_t names, tokens, offsets;
+	size_t names_len, tokens_len, offsets_len;
 };
 
 /*
- * Call fn for each named symbol of the tables in their order, as
- * /proc/kallsyms prints core symbols (type letter: the first character of
- * the expanded name).  -EPROTO for tables that do not decode.
+ * Locate the kallsyms tables the VMCOREINFO descriptor @desc names and
+ * read their small parts through @read: fills @t but for names, tokens
+ * and offsets (which the caller reads from @at, in memory it chooses:
+ * the kcore preload may not malloc()), @t->token_index pointing at
+ * @index.  -EOPNOTSUPP when the note names no such tables (before 6.0),
+ * -EPROTO when their sizes make no sense, else @read's error.
+ */
+KMEMDEV_INTERNAL int kmemdev__kallsyms_locate(const char *desc, size_t dlen,
+					      kmemdev__read_fn read, void *arg,
+					      uint16_t index[256],
+					      struct kmemdev_kallsyms *t,
+					      struct kmemdev_kallsyms_at *at);
+
+/*
+ * Call fn for each named symbol of the tables in their order (from
+ * @t->first on), as /proc/kallsyms prints core symbols (type letter: the
+ * first character of the expanded name).  -EPROTO for tables that do not
+ * decode.
  */
 KMEMDEV_INTERNAL int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 					      kmemdev__sym_fn fn, void *arg);
@@ -274,14 +319,24 @@ KMEMDEV_INTERNAL int kmemdev__kallsyms_read(struct kmemdev *h,
 					    kmemdev__sym_fn fn, void *arg);
 
 /*
- * One vmlinux symbol by name through the device, without building a table:
- * *sym gets its addr and type (name and module are left to the caller),
- * the lowest address among equal names.  -ENOENT if vmlinux has none, else
- * as kmemdev__kallsyms_read().
+ * Vmlinux symbols by name through the device, in one pass and without
+ * building a table: for each of the @n @names that vmlinux has, @found[i]
+ * and @syms[i]'s addr and type (name is left to the caller; the lowest
+ * address among equal names).  0, else as kmemdev__kallsyms_read().
  */
 KMEMDEV_INTERNAL int kmemdev__kallsyms_find_core(struct kmemdev *h,
-						 const char *name,
-						 struct kmemdev_sym *sym);
+						 const char *const *names,
+						 size_t n,
+						 struct kmemdev_sym *syms,
+						 bool *found);
+
+/*
+ * Names every by-name pass also looks for, for btf.c: the bounds of the
+ * kernel's BTF (the bytes /sys/kernel/btf/vmlinux serves,
+ * kernel/bpf/sysfs_btf.c).
+ */
+#define KMEMDEV_BTF_START	"__start_BTF"
+#define KMEMDEV_BTF_STOP	"__stop_BTF"
 
 /* Release the symbol state of a handle (called by kmemdev_close()). */
 KMEMDEV_INTERNAL void kmemdev__symbols_release(struct kmemdev *h);

@@ -83,36 +83,43 @@ int kmemdev__vmcoreinfo_value(const char *desc, size_t len, const char *key,
 	return -ENOENT;
 }
 
+int kmemdev__vmcoreinfo_number(const char *desc, size_t len, const char *key,
+			       int base, uint64_t *val)
+{
+	const char *v;
+	size_t vlen, i;
+	uint64_t x = 0;
+	int err;
+
+	err = kmemdev__vmcoreinfo_value(desc, len, key, &v, &vlen);
+	if (err)
+		return err;
+	if (!vlen || (base != 10 && base != 16))
+		return -EPROTO;
+	for (i = 0; i < vlen; i++) {
+		char c = (char)(v[i] | 0x20);
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99;
+
+		if (d >= base || x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -EPROTO;
+		x = x * (uint64_t)base + (uint64_t)d;
+	}
+	*val = x;
+	return 0;
+}
+
 /* "SYMBOL(name)=hex" (VMCOREINFO_SYMBOL(): the running, relocated address). */
 int kmemdev__vmcoreinfo_symbol(const char *desc, size_t len, const char *name,
 			       uint64_t *addr)
 {
 	char key[128];
-	const char *val;
-	size_t vlen, i;
-	uint64_t v = 0;
-	int n, err;
+	int n;
 
 	n = snprintf(key, sizeof(key), "SYMBOL(%s)", name);
 	if (n < 0 || (size_t)n >= sizeof(key))
 		return -EINVAL;
-	err = kmemdev__vmcoreinfo_value(desc, len, key, &val, &vlen);
-	if (err)
-		return err;
-	if (!vlen || vlen > 16)
-		return -EPROTO;
-	for (i = 0; i < vlen; i++) {
-		char c = val[i];
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			v = v << 4 | (uint64_t)((c | 0x20) - 'a' + 10);
-		else
-			return -EPROTO;
-	}
-	*addr = v;
-	return 0;
+	return kmemdev__vmcoreinfo_number(desc, len, key, 16, addr);
 }
 
 /* kallsyms_sym_address() of each version; see struct kmemdev_kallsyms. */
@@ -130,10 +137,41 @@ static uint64_t sym_address(const struct kmemdev_kallsyms *t, bool absolute_perc
 	return t->relative_base - 1 - (uint64_t)(int64_t)off;
 }
 
+/* Characters of a name compared before the rest is expanded. */
+#define WANT_PREFIX	4
+
+/*
+ * Whether a name beginning with @p (@n characters expanded so far, at
+ * least WANT_PREFIX unless that is all of it) may be one of @t->want.
+ */
+static bool wanted(const struct kmemdev_kallsyms *t, const char *p, size_t n)
+{
+	for (size_t w = 0; w < t->nwant; w++)
+		if (!strncmp(t->want[w], p, n < WANT_PREFIX ? n : WANT_PREFIX))
+			return true;
+	return false;
+}
+
+/*
+ * Per token: false when a name whose first token it is cannot be one of
+ * @t->want (the type letter, then at least one character that no wanted
+ * name has there), so most names are skipped after one byte.
+ */
+static void first_tokens(const struct kmemdev_kallsyms *t, bool maybe[256])
+{
+	for (int i = 0; i < 256; i++) {
+		const char *tok = t->tokens + t->token_index[i];
+		size_t n = strlen(tok);
+
+		/* too short to decide without the next tokens */
+		maybe[i] = n < 2 || wanted(t, tok + 1, n - 1);
+	}
+}
+
 int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			     kmemdev__sym_fn fn, void *arg)
 {
-	bool absolute_percpu = false;
+	bool absolute_percpu = false, maybe[256];
 	char name[KSYM_NAME_LEN + 1];	/* the type letter, then the name */
 	size_t off = 0;
 	uint32_t i;
@@ -152,6 +190,8 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 	for (i = 0; t->has_relative_base && i < t->num_syms; i++)
 		if (t->offsets[i] < 0)
 			absolute_percpu = true;
+	if (t->want)
+		first_tokens(t, maybe);
 
 	for (i = 0; i < t->num_syms; i++) {
 		size_t len, n = 0;
@@ -166,7 +206,21 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 		}
 		if (len > t->names_len - off)
 			return -EPROTO;
+		if (i < t->first || (t->want && len && !maybe[t->names[off]])) {
+			off += len;
+			continue;
+		}
 		/* kallsyms_expand_symbol(), truncating as it does. */
+		for (; len && n < 1 + WANT_PREFIX; len--) {
+			const char *tok = t->tokens + t->token_index[t->names[off++]];
+
+			for (; *tok && n < sizeof(name) - 1; tok++)
+				name[n++] = *tok;
+		}
+		if (t->want && !wanted(t, name + 1, n - (n > 0))) {
+			off += len;
+			continue;
+		}
 		for (; len; len--) {
 			const char *tok = t->tokens + t->token_index[t->names[off++]];
 
@@ -267,14 +321,11 @@ static size_t extent(const uint64_t *addr, int which)
 	return end - addr[which];
 }
 
-/* The core (vmlinux) symbols, in the kernel's table order. */
-static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
-			kmemdev__sym_fn fn, void *arg)
+int kmemdev__kallsyms_locate(const char *desc, size_t dlen, kmemdev__read_fn read,
+			     void *arg, uint16_t index[256],
+			     struct kmemdev_kallsyms *t, struct kmemdev_kallsyms_at *at)
 {
-	struct kmemdev_kallsyms t = { 0 };
 	uint64_t addr[T_COUNT] = { 0 };
-	void *names = NULL, *tokens = NULL, *offsets = NULL;
-	uint16_t index[256];
 	uint32_t num;
 	int i, err;
 
@@ -285,31 +336,62 @@ static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
 		if (err)	/* older kernels, or kallsyms_addresses: not ours */
 			return err == -ENOENT ? -EOPNOTSUPP : err;
 	}
-	t.has_relative_base = addr[T_BASE] != 0;
-	err = kmemdev_read(h, addr[T_NUM], &num, sizeof(num));
-	if (!err && t.has_relative_base)
-		err = kmemdev_read(h, addr[T_BASE], &t.relative_base,
-				   sizeof(t.relative_base));
+	*t = (struct kmemdev_kallsyms){ .has_relative_base = addr[T_BASE] != 0 };
+	err = read(arg, addr[T_NUM], &num, sizeof(num));
+	if (!err && t->has_relative_base)
+		err = read(arg, addr[T_BASE], &t->relative_base, sizeof(t->relative_base));
 	if (!err)
-		err = kmemdev_read(h, addr[T_INDEX], index, sizeof(index));
+		err = read(arg, addr[T_INDEX], index, 256 * sizeof(*index));
 	if (err)
 		return err;
 	if (!num || num > TABLE_MAX / 4)
 		return -EPROTO;
-	t.names_len = extent(addr, T_NAMES);
-	t.tokens_len = extent(addr, T_TOKENS);
-	err = read_alloc(h, addr[T_NAMES], t.names_len, &names);
+	t->token_index = index;
+	t->offsets_addr = addr[T_OFFSETS];
+	t->num_syms = num;
+	*at = (struct kmemdev_kallsyms_at){
+		.names = addr[T_NAMES],
+		.names_len = extent(addr, T_NAMES),
+		.tokens = addr[T_TOKENS],
+		.tokens_len = extent(addr, T_TOKENS),
+		.offsets = addr[T_OFFSETS],
+		.offsets_len = (size_t)num * 4,
+	};
+	return 0;
+}
+
+static int handle_read(void *arg, uint64_t kaddr, void *buf, size_t len)
+{
+	return kmemdev_read(arg, kaddr, buf, len);
+}
+
+/* The core (vmlinux) symbols, in the kernel's table order (those that may
+ * be one of @want, if set). */
+static int core_symbols(struct kmemdev *h, const char *desc, size_t dlen,
+			const char *const *want, size_t nwant,
+			kmemdev__sym_fn fn, void *arg)
+{
+	struct kmemdev_kallsyms t;
+	struct kmemdev_kallsyms_at at;
+	void *names = NULL, *tokens = NULL, *offsets = NULL;
+	uint16_t index[256];
+	int err;
+
+	err = kmemdev__kallsyms_locate(desc, dlen, handle_read, h, index, &t, &at);
 	if (!err)
-		err = read_alloc(h, addr[T_TOKENS], t.tokens_len, &tokens);
+		err = read_alloc(h, at.names, at.names_len, &names);
 	if (!err)
-		err = read_alloc(h, addr[T_OFFSETS], (size_t)num * 4, &offsets);
+		err = read_alloc(h, at.tokens, at.tokens_len, &tokens);
+	if (!err)
+		err = read_alloc(h, at.offsets, at.offsets_len, &offsets);
 	if (!err) {
 		t.names = names;
+		t.names_len = at.names_len;
 		t.tokens = tokens;
-		t.token_index = index;
+		t.tokens_len = at.tokens_len;
 		t.offsets = offsets;
-		t.offsets_addr = addr[T_OFFSETS];
-		t.num_syms = num;
+		t.want = want;
+		t.nwant = nwant;
 		err = kmemdev__kallsyms_decode(&t, fn, arg);
 	}
 	free(names);
@@ -605,7 +687,8 @@ static int core_sym(void *arg, uint64_t addr, char type, const char *name,
 }
 
 /* The vmlinux symbols of the running kernel's tables, in their order. */
-static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
+static int core_read(struct kmemdev *h, const char *const *want, size_t nwant,
+		     kmemdev__sym_fn fn, void *arg)
 {
 	const char *desc;
 	size_t len, dlen;
@@ -617,7 +700,7 @@ static int core_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 		return err;
 	err = kmemdev__vmcoreinfo_parse(note, len, &desc, &dlen);
 	if (!err)
-		err = core_symbols(h, desc, dlen, fn, arg);
+		err = core_symbols(h, desc, dlen, want, nwant, fn, arg);
 	free(note);
 	return err;
 }
@@ -629,7 +712,7 @@ int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 
 	if (!h || !fn)
 		return -EINVAL;
-	err = core_read(h, core_sym, &w);
+	err = core_read(h, NULL, 0, core_sym, &w);
 	if (err)
 		return err;
 	/* A kernel without modules (or without BTF for them) stops here. */
@@ -639,9 +722,10 @@ int kmemdev__kallsyms_read(struct kmemdev *h, kmemdev__sym_fn fn, void *arg)
 }
 
 struct core_find {
-	const char *name;
+	const char *const *names;
+	size_t n;
 	struct kmemdev_sym *out;
-	bool found;
+	bool *found;
 };
 
 /* The first of equal names in kmemdev_symbol_find()'s order: lowest address. */
@@ -651,27 +735,25 @@ static int find_sym(void *arg, uint64_t addr, char type, const char *name,
 	struct core_find *f = arg;
 
 	(void)module;
-	if (strcmp(name, f->name) || (f->found && f->out->addr <= addr))
-		return 0;
-	f->out->addr = addr;
-	f->out->type = type;
-	f->found = true;
+	for (size_t i = 0; i < f->n; i++) {
+		if (strcmp(name, f->names[i]) || (f->found[i] && f->out[i].addr <= addr))
+			continue;
+		f->out[i].addr = addr;
+		f->out[i].type = type;
+		f->out[i].module = NULL;
+		f->found[i] = true;
+	}
 	return 0;
 }
 
-int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *name,
-				struct kmemdev_sym *sym)
+int kmemdev__kallsyms_find_core(struct kmemdev *h, const char *const *names,
+				size_t n, struct kmemdev_sym *syms, bool *found)
 {
-	struct core_find f = { .name = name, .out = sym };
-	int err;
+	struct core_find f = { .names = names, .n = n, .out = syms, .found = found };
 
-	if (!h || !name || !sym)
+	if (!h || !names || !syms || !found)
 		return -EINVAL;
-	err = core_read(h, find_sym, &f);
-	if (err)
-		return err;
-	if (!f.found)
-		return -ENOENT;
-	sym->module = NULL;
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		found[i] = false;
+	return core_read(h, names, n, find_sym, &f);
 }

@@ -496,8 +496,8 @@ struct kmemdev_sym_one {
 	char name[];
 };
 
-/* Single lookups before the whole table is worth building. */
-#define FIND_ONE_MAX	2
+/* By-name passes before the whole table is worth building. */
+#define FIND_ONE_MAX	4
 
 static void found_free(struct kmemdev *h)
 {
@@ -513,6 +513,7 @@ void kmemdev__symbols_invalidate(struct kmemdev *h)
 {
 	pthread_mutex_lock(&h->sym_lock);
 	found_free(h);
+	h->find_passes = 0;
 	kmemdev__symtab_free(&h->syms);
 	h->sym_loaded = false;
 	h->sym_err = 0;
@@ -538,12 +539,46 @@ void kmemdev__symbols_release(struct kmemdev *h)
  * the device's vmlinux entries are /proc/kallsyms' (tests/vm/
  * kallsyms_test.c).  0 with *sym, or 1: use the table.
  */
+/* Keep a by-name answer for the handle's later lookups. */
+static int found_add(struct kmemdev *h, const char *name, const struct kmemdev_sym *s)
+{
+	struct kmemdev_sym_one *one = malloc(sizeof(*one) + strlen(name) + 1);
+
+	if (!one)
+		return -ENOMEM;
+	strcpy(one->name, name);
+	one->sym = *s;
+	one->sym.name = one->name;
+	one->next = h->found;
+	h->found = one;
+	return 0;
+}
+
+static const struct kmemdev_sym *found_get(const struct kmemdev *h, const char *name)
+{
+	for (const struct kmemdev_sym_one *one = h->found; one; one = one->next)
+		if (!strcmp(one->name, name))
+			return &one->sym;
+	return NULL;
+}
+
+/*
+ * Names a pass also looks for, whatever was asked: the bounds of the
+ * image, of the per-CPU section and of the BTF (btf.c reads it through
+ * the device from there), which one-shot commands ask for next.
+ */
+static const char *const prefetch[] = {
+	KMEMDEV_BTF_START, KMEMDEV_BTF_STOP, "_stext", "_end",
+	"__per_cpu_start", "__per_cpu_end",
+};
+#define NPREFETCH	(sizeof(prefetch) / sizeof(prefetch[0]))
+
 static int find_one(struct kmemdev *h, const char *name,
 		    const struct kmemdev_sym **sym)
 {
-	struct kmemdev_sym_one *one;
-	struct kmemdev_sym s;
-	size_t n = 0, len;
+	const char *names[1 + NPREFETCH] = { name };
+	struct kmemdev_sym s[1 + NPREFETCH];
+	bool found[1 + NPREFETCH];
 	int ret = 1;
 
 	if (h->kallsyms_path || kmemdev__feature(h, KMEM_RO_FEAT_VMCOREINFO))
@@ -551,25 +586,25 @@ static int find_one(struct kmemdev *h, const char *name,
 	pthread_mutex_lock(&h->sym_lock);
 	if (h->sym_loaded)
 		goto out;
-	for (one = h->found; one; one = one->next, n++)
-		if (!strcmp(one->name, name)) {
-			*sym = &one->sym;
-			ret = 0;
-			goto out;
-		}
-	if (n >= FIND_ONE_MAX || kmemdev__kallsyms_find_core(h, name, &s))
-		goto out;	/* a module's symbol, or an error: the table says */
-	len = strlen(name);
-	one = malloc(sizeof(*one) + len + 1);
-	if (!one)
+	*sym = found_get(h, name);
+	if (*sym) {
+		ret = 0;
 		goto out;
-	memcpy(one->name, name, len + 1);
-	one->sym = s;
-	one->sym.name = one->name;
-	one->next = h->found;
-	h->found = one;
-	*sym = &one->sym;
-	ret = 0;
+	}
+	memcpy(names + 1, prefetch, sizeof(prefetch));
+	if (h->find_passes >= FIND_ONE_MAX ||
+	    kmemdev__kallsyms_find_core(h, names, 1 + NPREFETCH, s, found))
+		goto out;
+	h->find_passes++;
+	if (found[1] && found[2]) {
+		atomic_store(&h->btf_start, s[1].addr);
+		atomic_store(&h->btf_stop, s[2].addr);
+	}
+	for (size_t i = 0; i < 1 + NPREFETCH; i++)
+		if (found[i] && !found_get(h, names[i]) && found_add(h, names[i], &s[i]))
+			goto out;
+	*sym = found_get(h, name);
+	ret = !*sym;	/* not in vmlinux (a module's symbol): the table says */
 out:
 	pthread_mutex_unlock(&h->sym_lock);
 	return ret;

@@ -27,6 +27,9 @@
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
 # column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
 # (vmtest/build-root.sh udev SUITE) and `make install` in $BUILD/vm/install.
+# VM_EXTRA_CPIO="A.cpio ..." appends those archives to every initramfs,
+# last (their files win): a tree too large or foreign for the stage, such as
+# tests/vm/crash.sh's crash, its Debian release's libraries and vmlinux.
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -120,6 +123,7 @@ make_initramfs() {
 	{
 		[ "$root" = - ] || cat "$root/root.cpio"
 		(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet)
+		for l in ${VM_EXTRA_CPIO:-}; do cat "$l"; done
 	} > "$stage.cpio"
 	rm -rf "$stage"
 	echo "$stage.cpio"

@@ -571,9 +571,11 @@ KMEMDEV_API uint64_t kmemdev_pagemap_entry(const struct kmem_ro_pagemap_run *run
 /**
  * @brief Offset and size of a struct or union member, from kernel BTF.
  *
- * The type information comes from /sys/kernel/btf/vmlinux (through
- * libbpf's btf__load_vmlinux_btf()), loaded on first use and kept by the
- * handle.  @p type names a struct or union (an optional "struct " or
+ * The type information is the running kernel's BTF, the bytes of
+ * /sys/kernel/btf/vmlinux (mapped where the kernel allows it, since 6.16;
+ * else, on a device handle, read in one call from where the kernel keeps
+ * them, checked against the file's first page; else read from the file),
+ * parsed by libbpf's btf__new() on first use and kept by the handle.  @p type names a struct or union (an optional "struct " or
  * "union " prefix is ignored) or a typedef of one.  Members of anonymous
  * struct and union members are searched too, their offsets added; dotted
  * paths ("a.b") are not supported.
@@ -591,6 +593,24 @@ KMEMDEV_API uint64_t kmemdev_pagemap_entry(const struct kmem_ro_pagemap_run *run
 KMEMDEV_API int kmemdev_btf_member(struct kmemdev *h, const char *type,
 				   const char *member, uint32_t *offset,
 				   uint32_t *size);
+
+struct btf;
+
+/**
+ * @brief The running kernel's BTF, as the handle loads it.
+ *
+ * The BTF kmemdev_btf_member() reads (see there for where it comes from),
+ * loaded on first use, for callers that walk types with libbpf's btf__*()
+ * functions.  It belongs to the handle: valid until kmemdev_close(), not
+ * to be freed or changed.
+ *
+ * @param h handle (either backend)
+ * @param btf receives libbpf's struct btf
+ * @return 0 on success, negative errno otherwise: -EINVAL (NULL
+ *	argument), -ENODATA (the kernel has no BTF), -ENOMEM, or the error of
+ *	loading it
+ */
+KMEMDEV_API int kmemdev_btf(struct kmemdev *h, const struct btf **btf);
 
 /*
  * Probes (KMEM_RO_IOC_PROBE_*): hit counters on kernel functions, owned by
@@ -853,7 +873,7 @@ enum kmemdev_op {
 	KMEMDEV_OP_READ,	/* kmemdev_read(), kmemdev_map(), kmemdev_readv() */
 	KMEMDEV_OP_WALK,	/* kmemdev_walk(), kmemdev_walk_all() */
 	KMEMDEV_OP_PAGEMAP,	/* kmemdev_pagemap(), kmemdev_pagemap_runs() */
-	KMEMDEV_OP_BTF,		/* kmemdev_btf_member() */
+	KMEMDEV_OP_BTF,		/* kmemdev_btf_member(), kmemdev_btf() */
 	KMEMDEV_OP_PROBES,	/* kmemdev_probes_*() */
 	KMEMDEV_OP_EVENTS,	/* kmemdev_events_*() but _snapshot() */
 	KMEMDEV_OP_SNAPSHOT,	/* kmemdev_events_snapshot() */

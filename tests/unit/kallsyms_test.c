@@ -284,6 +284,64 @@ START_TEST(decode_callback_stops)
 }
 END_TEST
 
+/* From entry @first on: earlier ones (big and truncated too) only skipped. */
+START_TEST(decode_from_first)
+{
+	struct tables tb;
+	struct got g = { 0 };
+
+	build(&tb);
+	tb.offsets[5] = 0x5000;
+	tb.t.has_relative_base = true;
+	tb.t.relative_base = 0xffffffff81000000ull;
+	tb.t.first = 5;
+	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
+	ck_assert_int_eq(g.n, 1);
+	ck_assert_str_eq(g.name[0], "__per_cpu_x");
+	ck_assert_uint_eq(g.addr[0], 0xffffffff81005000ull);
+	/* a length still cut short in the skipped part is found */
+	build(&tb);
+	tb.t.first = 5;
+	tb.t.names_len = 3 + 4 + 1;
+	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), -EPROTO);
+}
+END_TEST
+
+/* Only wanted names reach the callback; a big one is skipped whole. */
+START_TEST(decode_wanted_only)
+{
+	static const char *const want[] = { "__per_cpu_x", "init_task" };
+	struct tables tb;
+	struct got g = { 0 };
+
+	build(&tb);
+	tb.t.want = want;
+	tb.t.nwant = 2;
+	ck_assert_int_eq(kmemdev__kallsyms_decode(&tb.t, record, &g), 0);
+	ck_assert_int_eq(g.n, 2);
+	ck_assert_str_eq(g.name[0], "init_task");
+	ck_assert_str_eq(g.name[1], "__per_cpu_x");
+}
+END_TEST
+
+/* Decimal and hex values; overflow and stray characters refused. */
+START_TEST(note_numbers)
+{
+	static const char desc[] = "SIZE(page)=64\nOFFSET(x)=18446744073709551616\n"
+				   "SYMBOL(y)=ffffffff81000000\nPAGESIZE=4k\n";
+	uint64_t v;
+
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "SIZE(page)", 10, &v), 0);
+	ck_assert_uint_eq(v, 64);
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "OFFSET(x)", 10, &v), -EPROTO);
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "SYMBOL(y)", 10, &v), -EPROTO);
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "SYMBOL(y)", 16, &v), 0);
+	ck_assert_uint_eq(v, 0xffffffff81000000ull);
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "PAGESIZE", 10, &v), -EPROTO);
+	ck_assert_int_eq(kmemdev__vmcoreinfo_number(desc, sizeof(desc) - 1, "NONE", 10, &v), -ENOENT);
+}
+END_TEST
+
 static Suite *kallsyms_suite(void)
 {
 	Suite *s = suite_create("kallsyms");
@@ -291,12 +349,15 @@ static Suite *kallsyms_suite(void)
 
 	tcase_add_test(tc, note_parses);
 	tcase_add_test(tc, note_bad_inputs);
+	tcase_add_test(tc, note_numbers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("decode");
 	tcase_add_loop_test(tc, decode_encodings, 0,
 			    sizeof(encodings) / sizeof(encodings[0]));
 	tcase_add_test(tc, decode_bad_tables);
 	tcase_add_test(tc, decode_callback_stops);
+	tcase_add_test(tc, decode_from_first);
+	tcase_add_test(tc, decode_wanted_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,13 +28,14 @@
 #define MODULES		0xffffffffc0000000ULL
 #define MODULES_END	0xffffffffff000000ULL
 #define KSYMS		0xffffffff82000000ULL	/* the fake tables live here */
-#define NUM_AT		(KSYMS + 0x0)
-#define OFFS_AT		(KSYMS + 0x100)
-#define BASE_AT		(KSYMS + 0x200)
+/* in 6.1's order: the decoder reads each table up to the next one */
+#define OFFS_AT		(KSYMS + 0x0)
+#define BASE_AT		(KSYMS + 0x100)
+#define NUM_AT		(KSYMS + 0x108)
+#define NAMES_AT	(KSYMS + 0x200)
 #define TT_AT		(KSYMS + 0x400)
 #define TI_AT		(KSYMS + 0x800)
-#define NAMES_AT	(KSYMS + 0xc00)
-#define MEM_LEN		0x1000
+#define MEM_LEN		0xa00
 
 static unsigned char mem[MEM_LEN];
 static int reads_failing;
@@ -89,6 +90,11 @@ static void fake_kernel(void)
 	}
 }
 
+static unsigned char *mem_at(uint64_t kaddr)
+{
+	return mem + (kaddr - KSYMS);
+}
+
 static char vmci[1024];
 
 static void note_text(bool with_vmemmap)
@@ -122,7 +128,20 @@ static const struct kmem_ro_range ram[] = {
 };
 
 static struct kcore_synth_seg segs[KCORE_SYNTH_SEGS(2)];
-static char scratch[64 << 10];
+static int allocs_failing;
+
+static void *test_alloc(size_t len)
+{
+	return allocs_failing ? NULL : malloc(len);
+}
+
+static void test_free(const void *p, size_t len)
+{
+	(void)len;
+	free((void *)p);
+}
+
+static const struct kcore_synth_mem table_mem = { test_alloc, test_free };
 
 static void synth(struct kcore_synth *k, bool with_vmemmap)
 {
@@ -134,8 +153,7 @@ static void synth(struct kcore_synth *k, bool with_vmemmap)
 	k->note_len = (uint32_t)strlen(vmci);
 	k->task_size = 9000;
 	strcpy(k->psargs, "console=ttyS0 quiet");
-	ck_assert_int_eq(kmemdev__kcore_synth_bounds(k, 4096, fake_read, NULL,
-						     scratch, sizeof(scratch)), 0);
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(k, 4096, fake_read, NULL, &table_mem), 0);
 	ck_assert_int_eq(kmemdev__kcore_synth_layout(k, &info, ram, 2), 0);
 }
 
@@ -242,21 +260,7 @@ END_TEST
 
 START_TEST(test_refused)
 {
-	unsigned char note[64] = { 0 };
-	Elf64_Nhdr nh = { .n_namesz = 11, .n_descsz = 8, .n_type = 0 };
 	struct kcore_synth k;
-	const char *desc;
-	uint32_t len;
-
-	memcpy(note, &nh, sizeof(nh));
-	memcpy(note + 12, "VMCOREINFO", 11);
-	ck_assert_int_eq(kmemdev__vmcoreinfo_desc(note, sizeof(note), &desc, &len), 0);
-	ck_assert_ptr_eq(desc, (const char *)note + 24);
-	ck_assert_uint_eq(len, 8);
-	ck_assert_int_eq(kmemdev__vmcoreinfo_desc(note, 30, &desc, &len), -EPROTO);
-	note[12] = 'X';
-	ck_assert_int_eq(kmemdev__vmcoreinfo_desc(note, sizeof(note), &desc, &len), -EPROTO);
-	ck_assert_int_eq(kmemdev__vmcoreinfo_desc(note, 20, &desc, &len), -EPROTO);
 
 	/* the tables unreadable, or not named: no _end, no layout */
 	fake_kernel();
@@ -266,17 +270,19 @@ START_TEST(test_refused)
 	k.note = vmci;
 	k.note_len = (uint32_t)strlen(vmci);
 	reads_failing = 1;
-	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL,
-						     scratch, sizeof(scratch)), -EPROTO);
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL, &table_mem), -EPROTO);
 	reads_failing = 0;
-	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL,
-						     scratch, 1024), -EPROTO);
-	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4095, fake_read, NULL,
-						     scratch, sizeof(scratch)), -EINVAL);
+	allocs_failing = 1;
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL, &table_mem), -EPROTO);
+	allocs_failing = 0;
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4095, fake_read, NULL, &table_mem), -EINVAL);
+	/* no "_end" among the last entries */
+	memset(mem_at(NAMES_AT) + 1 + strlen(names[0]) + 2 + strlen(names[1]) + 2, 'X', 1);
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL, &table_mem), -EPROTO);
+	fake_kernel();
 	k.note = "OSRELEASE=6.12.0\n";
-	k.note_len = (uint32_t)strlen(k.note);
-	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL,
-						     scratch, sizeof(scratch)), -EPROTO);
+	k.note_len = strlen(k.note);
+	ck_assert_int_eq(kmemdev__kcore_synth_bounds(&k, 4096, fake_read, NULL, &table_mem), -EPROTO);
 	k.image_end = 0;
 	ck_assert_int_eq(kmemdev__kcore_synth_layout(&k, &info, ram, 2), -EPROTO);
 }

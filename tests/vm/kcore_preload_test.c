@@ -103,26 +103,6 @@ static long run_reader(const char *out, bool preload, int (*prep)(void))
 	return run_traced(&r);
 }
 
-static char *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f, "%s: %s", path, strerror(errno));
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	ck_assert_int_ge(n, 0);
-	rewind(f);
-	buf = malloc(n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(fread(buf, 1, n, f), n);
-	buf[n] = 0;
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* The first few lines that differ from line @from on, for the log. */
 static void print_differing_lines(const char *a, const char *b, size_t from)
 {
@@ -146,7 +126,7 @@ static void print_differing_lines(const char *a, const char *b, size_t from)
 static void assert_same_output(void)
 {
 	size_t na, nb, i, line = 1, start = 0;
-	char *a = slurp_file(OUT_PLAIN, &na), *b = slurp_file(OUT_PRELOAD, &nb);
+	char *a = vt_slurp(OUT_PLAIN, &na), *b = vt_slurp(OUT_PRELOAD, &nb);
 
 	ck_assert_msg(na > 0 && memchr(a, '\n', na), "no output");
 	for (i = 0; i < na && i < nb && a[i] == b[i]; i++)
@@ -423,7 +403,7 @@ static void job_walk(struct drgn_job *j, bool preload, const char *out)
 static bool same_file(const char *a, const char *b)
 {
 	size_t na, nb;
-	char *x = slurp_file(a, &na), *y = slurp_file(b, &nb);
+	char *x = vt_slurp(a, &na), *y = vt_slurp(b, &nb);
 	bool same = na == nb && !memcmp(x, y, na);
 
 	free(x);
@@ -456,7 +436,7 @@ START_TEST(drgn_group_member)
 	ck_assert_int_eq(vt_run_as_monitor(exec_drgn, &j), 0);
 	job_walk(&j, false, WALK_ROOT2);
 	ck_assert_int_eq(run_drgn_root(&j), 0);
-	walked = slurp_file(WALK_MEMBER, &n);
+	walked = vt_slurp(WALK_MEMBER, &n);
 	for (size_t i = 0; i < n; i++)
 		lines += walked[i] == '\n';
 	printf("kcore_preload: drgn as a group member walked %d tasks\n", lines);
@@ -518,7 +498,7 @@ static void assert_exited(const char *what, int status)
 static bool output_has(const char *path, const char *line)
 {
 	size_t n;
-	char *text = slurp_file(path, &n);
+	char *text = vt_slurp(path, &n);
 	bool found = strstr(text, line) != NULL;
 
 	free(text);
@@ -529,7 +509,7 @@ static bool output_has(const char *path, const char *line)
 static void assert_nothing_wrong(const char *path)
 {
 	size_t n;
-	char *text = slurp_file(path, &n), *w = strstr(text, "WRONG"), *start = w;
+	char *text = vt_slurp(path, &n), *w = strstr(text, "WRONG"), *start = w;
 
 	while (start && start > text && start[-1] != '\n')
 		start--;

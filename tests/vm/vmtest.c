@@ -466,6 +466,27 @@ int vt_run_as_monitor(int (*fn)(void *), void *arg)
 	return status;
 }
 
+char *vt_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	buf = malloc(n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(fread(buf, 1, n, f), n);
+	buf[n] = 0;
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
 long long vt_json_num(const char *json, const char *key)
 {
 	char pat[64];

@@ -86,6 +86,9 @@ int vt_exec_groups(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
  */
 int vt_run_as_monitor(int (*fn)(void *), void *arg);
 
+/* A whole file, NUL-terminated (free()); *len its size if len. */
+char *vt_slurp(const char *path, size_t *len);
+
 /* The number after "KEY": in a JSON text; -1 if absent. */
 long long vt_json_num(const char *json, const char *key);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmemdev.h"
 #include "ktype.h"
 #include "parse.h"
 
@@ -15,9 +16,20 @@
 
 int ktypes_load(struct ktypes *kt)
 {
+	const struct btf *btf;
+	struct kmemdev *h;
 	int err;
 
 	memset(kt, 0, sizeof(*kt));
+	if (!kmemdev_open(&h, NULL)) {
+		if (!kmemdev_btf(h, &btf)) {
+			/* modules' split BTF only reads its base */
+			kt->vmlinux = (struct btf *)btf;
+			kt->owner = h;
+			return 0;
+		}
+		kmemdev_close(h);
+	}
 	/* libbpf 1.x: NULL and errno on failure */
 	errno = 0;
 	kt->vmlinux = btf__load_vmlinux_btf();
@@ -25,6 +37,20 @@ int ktypes_load(struct ktypes *kt)
 		err = errno ? -errno : -ENODATA;
 		return err == -ENOENT ? -ENODATA : err;
 	}
+	return 0;
+}
+
+int ktypes_load_with(struct ktypes *kt, struct kmemdev *h)
+{
+	const struct btf *btf;
+	int err;
+
+	memset(kt, 0, sizeof(*kt));
+	err = kmemdev_btf(h, &btf);
+	if (err)
+		return err;
+	kt->vmlinux = (struct btf *)btf;
+	kt->borrowed = true;
 	return 0;
 }
 
@@ -38,7 +64,10 @@ void ktypes_free(struct ktypes *kt)
 	}
 	free(kt->mods);
 	free(kt->mod_names);
-	btf__free(kt->vmlinux);
+	if (kt->owner)
+		kmemdev_close(kt->owner);
+	else if (!kt->borrowed)
+		btf__free(kt->vmlinux);
 	memset(kt, 0, sizeof(*kt));
 }
 

@@ -13,8 +13,12 @@
 
 #include <bpf/btf.h>
 
+struct kmemdev;
+
 struct ktypes {
 	struct btf *vmlinux;
+	struct kmemdev *owner;	/* the handle vmlinux belongs to, ours */
+	bool borrowed;		/* vmlinux is a caller's handle's */
 	struct btf **mods;	/* split BTF of each module, loaded on demand */
 	char **mod_names;
 	size_t nmods;
@@ -29,8 +33,14 @@ struct kplace {
 	uint32_t bit_size;	/* bitfield width; 0 if not a bitfield */
 };
 
-/* Load vmlinux BTF: 0, -ENODATA (none), or libbpf's error. */
+/*
+ * Load vmlinux BTF: libkmemdev's (kmemdev_btf(): one device read instead
+ * of one per page of /sys/kernel/btf/vmlinux) when a handle opens, else
+ * libbpf's.  0, -ENODATA (none), or libbpf's error.
+ */
 int ktypes_load(struct ktypes *kt);
+/* The same from the caller's open handle: ktypes_free() before closing it. */
+int ktypes_load_with(struct ktypes *kt, struct kmemdev *h);
 void ktypes_free(struct ktypes *kt);
 
 /*

@@ -81,7 +81,8 @@ void modlist_lower_suffix(char *dst, size_t len, const char *name,
 	dst[i] = '\0';
 }
 
-static int layout(struct ktypes *kt, struct modlayout *l, const char *verb)
+static int layout(struct ktypes *kt, struct modlayout *l, const char *verb,
+		  struct kmemdev *h)
 {
 	struct kplace link, mem;
 	char bad[64], path[48];
@@ -91,7 +92,8 @@ static int layout(struct ktypes *kt, struct modlayout *l, const char *verb)
 
 	memset(l, 0, sizeof(*l));
 	l->verb = verb;
-	err = ktypes_load(kt);
+	/* the handle's BTF: no second open (refcnt counts each) */
+	err = ktypes_load_with(kt, h);
 	if (err) {
 		kmemctl_err(KMEMDEV_OP_BTF, err, "%s: load BTF", l->verb);
 		return err;
@@ -256,14 +258,14 @@ int modlist_open(struct modlist *ml, const struct kmemctl *ctx,
 		kmemctl_err(KMEMDEV_OP_ANY, -ENOMEM, "%s", verb);
 		return -ENOMEM;
 	}
-	err = layout(&ml->kt, ml->l, verb);
-	if (err)
-		goto fail;
 	ml->h = mem_open(ctx, verb);
 	if (!ml->h) {
 		err = -ENODEV;
 		goto fail;
 	}
+	err = layout(&ml->kt, ml->l, verb, ml->h);
+	if (err)
+		goto fail;
 	err = kmemdev_symbol(ml->h, "modules", &ml->head);
 	if (err) {
 		kmemctl_err(KMEMDEV_OP_SYMBOL, err, "%s: look up symbol "
@@ -315,9 +317,9 @@ int modlist_read(struct modlist *ml, struct mod **modsp, size_t *n)
 
 void modlist_close(struct modlist *ml)
 {
+	ktypes_free(&ml->kt);	/* its BTF is the handle's */
 	kmemdev_close(ml->h);
 	ml->h = NULL;
 	free(ml->l);
 	ml->l = NULL;
-	ktypes_free(&ml->kt);
 }

@@ -1512,10 +1512,14 @@ fail:
 
 /* Layout inputs fixed for the boot: found once per device (racing
  * threads find the same). */
+static void *synth_alloc(size_t len)
+{
+	return page_alloc(len, false);
+}
+
 static int synth_bounds(struct kdev *d, struct kcore_synth *k, int dfd)
 {
-	const size_t scratch_len = 1 << 20;	/* kallsyms_names in a few reads */
-	void *scratch;
+	static const struct kcore_synth_mem mem = { synth_alloc, page_free };
 	int err;
 
 	char line[128];
@@ -1531,12 +1535,8 @@ static int synth_bounds(struct kdev *d, struct kcore_synth *k, int dfd)
 	/* strscpy() of saved_command_line, which /proc/cmdline shows */
 	if (read_line("/proc/cmdline", line, sizeof(line)))
 		memcpy(d->psargs, line, strnlen(line, sizeof(d->psargs) - 1));
-	scratch = page_alloc(scratch_len, false);
-	if (!scratch)
-		return -ENOMEM;
 	err = kmemdev__kcore_synth_bounds(k, d->info.page_size, synth_read_fn, &dfd,
-					  scratch, scratch_len);
-	page_free(scratch, scratch_len);
+					  &mem);
 	if (err)
 		return err;
 	d->image_end = k->image_end;
@@ -1604,7 +1604,7 @@ static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *le
 		goto out;
 	}
 	err = EPROTO;
-	if (kmemdev__vmcoreinfo_desc(note, in->vmcoreinfo_size, &k.note, &k.note_len))
+	if (kmemdev__vmcoreinfo_parse(note, in->vmcoreinfo_size, &k.note, &k.note_len))
 		goto out;
 	if (synth_bounds(d, &k, dfd) || kmemdev__kcore_synth_layout(&k, &now, ram, nr))
 		goto out;

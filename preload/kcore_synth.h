@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The /proc/kcore file a member of the device's group may not open,
- * rebuilt from what /dev/kmem_ro tells: see kcore_synth.c.
+ * rebuilt from what /dev/kmem_ro tells: see kcore_synth.c.  Its kallsyms
+ * and VMCOREINFO parsing is libkmemdev's (internal.h).
  */
 #ifndef KMEMDEV_KCORE_SYNTH_H
 #define KMEMDEV_KCORE_SYNTH_H
@@ -14,9 +15,14 @@
 /* Segments: text, vmalloc, modules, then RAM and its vmemmap per range. */
 #define KCORE_SYNTH_SEGS(nr_ram)	(3 + 2 * (size_t)(nr_ram))
 
-/* Read len bytes at kernel address kaddr: 0, or a negative errno. */
-typedef int (*kcore_synth_read_fn)(void *arg, uint64_t kaddr, void *buf,
-				   size_t len);
+/*
+ * Memory for the kallsyms tables while _end is looked up (a few MiB; the
+ * preload may not malloc()).
+ */
+struct kcore_synth_mem {
+	void *(*alloc)(size_t len);
+	void (*free)(const void *p, size_t len);
+};
 
 /**
  * struct kcore_synth_seg - one PT_LOAD segment, as kcore lists it
@@ -52,7 +58,7 @@ struct kcore_synth {
 	struct kcore_synth_seg *seg;
 	unsigned int nseg;
 	const char *note;
-	uint32_t note_len;
+	size_t note_len;
 	uint32_t task_size;
 	uint64_t image_end;
 	uint64_t vmemmap;
@@ -66,25 +72,16 @@ struct kcore_synth {
 };
 
 /*
- * The VMCOREINFO descriptor inside the note the driver points at (@buf,
- * @len bytes read at page_offset + vmcoreinfo_addr): sets *desc and
- * *desc_len; -EPROTO if it is not a VMCOREINFO note.
- */
-KMEMDEV_INTERNAL int kmemdev__vmcoreinfo_desc(const void *buf, size_t len,
-					      const char **desc,
-					      uint32_t *desc_len);
-
-/*
  * What the layout needs from kernel memory, fixed for the boot: set
- * @k->image_end and @k->vmemmap (@k->note set), reading through @read;
- * @scratch (@scratch_len bytes, the more the fewer reads) buffers the
- * kallsyms tables.  0, or -EPROTO when the tables do not name _end.
+ * @k->image_end and @k->vmemmap (@k->note set), reading through @read,
+ * the kallsyms tables into memory from @mem.  0, -EINVAL for a bad
+ * @page_size, or -EPROTO when the tables do not name _end.
  */
 KMEMDEV_INTERNAL int kmemdev__kcore_synth_bounds(struct kcore_synth *k,
 						 uint64_t page_size,
-						 kcore_synth_read_fn read,
-						 void *arg, void *scratch,
-						 size_t scratch_len);
+						 kmemdev__read_fn read,
+						 void *arg,
+						 const struct kcore_synth_mem *mem);
 
 /*
  * Fill @k (whose @seg, @note, @note_len, @task_size, @image_end, @vmemmap

@@ -20,8 +20,8 @@
  * What the device does not report comes from VMCOREINFO (the note kcore
  * serves): _text is SYMBOL(_stext) (the same address in all three
  * linker scripts), _end from the kallsyms tables VMCOREINFO names (the
- * entry "_end" near their end; three address encodings), the vmemmap base SYMBOL(vmemmap)
- * (6.9+) or, on 6.1, section 0's encoded mem_map (sparse_encode_mem_map()
+ * entry "_end" near their end, decoded by libkmemdev's kallsyms.c), the
+ * vmemmap base SYMBOL(vmemmap) (6.9+) or, on 6.1, section 0's encoded mem_map (sparse_encode_mem_map()
  * stores vmemmap itself for section 0).
  */
 #include <elf.h>
@@ -39,209 +39,81 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-int kmemdev__vmcoreinfo_desc(const void *buf, size_t len, const char **desc,
-			     uint32_t *desc_len)
-{
-	const Elf64_Nhdr *n = buf;
-	const size_t off = sizeof(*n) + 12;	/* "VMCOREINFO\0" padded */
-
-	if (len < off || n->n_namesz != sizeof(NOTE_NAME) ||
-	    memcmp((const char *)buf + sizeof(*n), NOTE_NAME, sizeof(NOTE_NAME)) ||
-	    n->n_descsz > len - off)
-		return -EPROTO;
-	*desc = (const char *)buf + off;
-	*desc_len = n->n_descsz;
-	return 0;
-}
-
-/* The value of "KEY=value\n" in VMCOREINFO, in @base; false if absent. */
+/* The number KEY holds in VMCOREINFO, in @base; false if absent. */
 static bool vmci(const struct kcore_synth *k, const char *key, int base,
 		 uint64_t *val)
 {
-	size_t klen = strlen(key);
-	const char *p = k->note, *end = k->note + k->note_len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *v = p + klen;
-		uint64_t x = 0;
-		int digits = 0;
-
-		if (!nl)
-			break;
-		if ((size_t)(nl - p) > klen && !memcmp(p, key, klen)) {
-			for (; v < nl; v++, digits++) {
-				int d = *v >= '0' && *v <= '9' ? *v - '0' :
-					*v >= 'a' && *v <= 'f' ? *v - 'a' + 10 : 99;
-
-				if (d >= base)
-					return false;
-				x = x * (uint64_t)base + (uint64_t)d;
-			}
-			*val = x;
-			return digits > 0;
-		}
-		p = nl + 1;
-	}
-	return false;
+	return !kmemdev__vmcoreinfo_number(k->note, k->note_len, key, base, val);
 }
 
-/* The address of kallsyms entry @i (kallsyms_sym_address()); 0 if unknown. */
-static uint64_t sym_addr(const struct kcore_synth *k, uint32_t i,
-			 kcore_synth_read_fn read, void *arg)
+static bool vmci_symbol(const struct kcore_synth *k, const char *name,
+			uint64_t *addr)
 {
-	uint64_t offs_at, base_at, addrs_at, base, at, addr;
-	int32_t off;
-
-	if (vmci(k, "SYMBOL(kallsyms_offsets)=", 16, &offs_at)) {
-		at = offs_at + 4 * (uint64_t)i;
-		if (read(arg, at, &off, sizeof(off)))
-			return 0;
-		/* 6.15+: no base, each entry is relative to itself */
-		if (!vmci(k, "SYMBOL(kallsyms_relative_base)=", 16, &base_at))
-			return at + (uint64_t)(int64_t)off;
-		if (read(arg, base_at, &base, sizeof(base)))
-			return 0;
-		/*
-		 * Negative: below the base, the encoding that keeps per-CPU
-		 * symbols absolute (KALLSYMS_ABSOLUTE_PERCPU); else an
-		 * unsigned offset from the base.
-		 */
-		return off < 0 ? base - 1 + (uint64_t)(-(int64_t)off) :
-				 base + (uint32_t)off;
-	}
-	if (vmci(k, "SYMBOL(kallsyms_addresses)=", 16, &addrs_at) &&
-	    !read(arg, addrs_at + 8 * (uint64_t)i, &addr, sizeof(addr)))
-		return addr;
-	return 0;
-}
-
-/* Buffered reads of a kernel byte stream (kallsyms_names). */
-struct stream {
-	kcore_synth_read_fn read;
-	void *arg;
-	uint64_t at;		/* kernel address of buf[0] */
-	size_t len;		/* bytes valid in buf */
-	unsigned char *buf;
-	size_t cap;
-};
-
-/* Byte @addr of the stream; -1 if unreadable. */
-static int stream_byte(struct stream *s, uint64_t addr)
-{
-	if (addr < s->at || addr >= s->at + s->len) {
-		s->at = addr;
-		s->len = s->cap;
-		if (s->read(s->arg, addr, s->buf, s->len)) {
-			/* the table may end in a page before an unmapped one */
-			s->len = 0;
-			while (s->len < s->cap) {
-				size_t n = 4096 - ((addr + s->len) & 4095);
-
-				if (n > s->cap - s->len)
-					n = s->cap - s->len;
-				if (s->read(s->arg, addr + s->len, s->buf + s->len, n))
-					break;
-				s->len += n;
-			}
-		}
-		if (!s->len)
-			return -1;
-	}
-	return s->buf[addr - s->at];
+	return !kmemdev__vmcoreinfo_symbol(k->note, k->note_len, name, addr);
 }
 
 #define END_TAIL	16	/* _end is among the last symbols */
 
+static int find_end(void *arg, uint64_t addr, char type, const char *name,
+		    const char *module)
+{
+	(void)type;
+	(void)module;
+	if (strcmp(name, "_end"))
+		return 0;
+	*(uint64_t *)arg = addr;
+	return 1;
+}
+
 /*
  * _end, the end of the image kcore's KCORE_TEXT entry covers: the entry
  * named "_end" among the last of the kallsyms tables (sorted by address;
- * only .init.scratch's symbols follow it).  0 if the tables cannot say.
+ * only .init.scratch's symbols follow it), decoded by libkmemdev's
+ * kallsyms.c.  0 if the tables cannot say.
  */
-static uint64_t image_end(const struct kcore_synth *k, kcore_synth_read_fn read,
-			  void *arg, void *scratch, size_t scratch_len)
+static uint64_t image_end(const struct kcore_synth *k, kmemdev__read_fn read,
+			  void *arg, const struct kcore_synth_mem *mem)
 {
-	uint64_t num_at, names_at, tt_at, ti_at, pos;
-	uint16_t tindex[256];
-	/* the token table (256 short strings) at the scratch's end */
-	const size_t tt_cap = 16384;
-	char *tt = (char *)scratch + scratch_len - tt_cap;
-	size_t tt_len;
-	struct stream st = {
-		.read = read, .arg = arg, .buf = scratch, .cap = scratch_len - tt_cap,
-	};
-	uint32_t num;
+	struct kmemdev_kallsyms t;
+	struct kmemdev_kallsyms_at at;
+	uint16_t index[256];
+	unsigned char *buf;
+	size_t len;
+	uint64_t end = 0;
 
-	if (scratch_len < 2 * tt_cap ||
-	    !vmci(k, "SYMBOL(kallsyms_num_syms)=", 16, &num_at) ||
-	    !vmci(k, "SYMBOL(kallsyms_names)=", 16, &names_at) ||
-	    !vmci(k, "SYMBOL(kallsyms_token_table)=", 16, &tt_at) ||
-	    !vmci(k, "SYMBOL(kallsyms_token_index)=", 16, &ti_at) ||
-	    read(arg, num_at, &num, sizeof(num)) || !num ||
-	    read(arg, ti_at, tindex, sizeof(tindex)))
+	if (kmemdev__kallsyms_locate(k->note, k->note_len, read, arg, index, &t, &at))
 		return 0;
-	tt_len = 0;
-	for (int t = 0; t < 256; t++)
-		if (tindex[t] > tt_len)
-			tt_len = tindex[t];
-	tt_len += 64;	/* the last token, NUL-terminated */
-	if (tt_len >= tt_cap || read(arg, tt_at, tt, tt_len))
+	len = at.names_len + at.tokens_len + at.offsets_len;
+	buf = mem->alloc(len);
+	if (!buf)
 		return 0;
-	pos = names_at;
-	for (uint32_t i = 0; i < num; i++) {
-		int b = stream_byte(&st, pos), b2;
-		uint32_t len;
-		char name[8];
-		size_t nlen = 0;
-		bool fits = true;
-
-		if (b < 0)
-			return 0;
-		len = (uint32_t)b;
-		pos++;
-		if (b & 0x80) {		/* "big" symbols, 6.1+ */
-			b2 = stream_byte(&st, pos++);
-			if (b2 < 0)
-				return 0;
-			len = (len & 0x7f) | ((uint32_t)b2 << 7);
-		}
-		if (i + END_TAIL < num) {
-			pos += len;
-			continue;
-		}
-		/* expand: each byte names a token of the token table */
-		for (uint32_t t = 0; t < len && fits; t++) {
-			int tok = stream_byte(&st, pos + t);
-
-			if (tok < 0)
-				return 0;
-			for (size_t c = tindex[tok]; c < tt_len && tt[c]; c++) {
-				if (nlen == sizeof(name)) {
-					fits = false;
-					break;
-				}
-				name[nlen++] = tt[c];
-			}
-		}
-		pos += len;
-		/* the first character is the type */
-		if (fits && nlen == 5 && !memcmp(name + 1, "_end", 4))
-			return sym_addr(k, i, read, arg);
-	}
-	return 0;
+	/* offsets first: the allocation is page-aligned */
+	t.offsets = (const int32_t *)buf;
+	t.names = buf + at.offsets_len;
+	t.names_len = at.names_len;
+	t.tokens = (const char *)t.names + at.names_len;
+	t.tokens_len = at.tokens_len;
+	t.first = t.num_syms > END_TAIL ? t.num_syms - END_TAIL : 0;
+	if (read(arg, at.offsets, buf, at.offsets_len) ||
+	    read(arg, at.names, buf + at.offsets_len, at.names_len) ||
+	    read(arg, at.tokens, buf + at.offsets_len + at.names_len, at.tokens_len) ||
+	    kmemdev__kallsyms_decode(&t, find_end, &end) != 1)
+		end = 0;
+	mem->free(buf, len);
+	return end;
 }
 
 /* The vmemmap base (struct page of PFN 0); 0 if unknown. */
 static uint64_t vmemmap_base(const struct kcore_synth *k, uint64_t page_size,
-			     kcore_synth_read_fn read, void *arg)
+			     kmemdev__read_fn read, void *arg)
 {
 	uint64_t v, roots, root0, off, map;
 
-	if (vmci(k, "SYMBOL(vmemmap)=", 16, &v))
+	if (vmci_symbol(k, "vmemmap", &v))
 		return v;
 	/* SPARSEMEM_EXTREME: mem_section is an array of root pointers. */
-	if (!vmci(k, "SYMBOL(mem_section)=", 16, &roots) ||
-	    !vmci(k, "OFFSET(mem_section.section_mem_map)=", 10, &off) ||
+	if (!vmci_symbol(k, "mem_section", &roots) ||
+	    !vmci(k, "OFFSET(mem_section.section_mem_map)", 10, &off) ||
 	    read(arg, roots, &root0, sizeof(root0)) || !root0 ||
 	    read(arg, root0 + off, &map, sizeof(map)))
 		return 0;
@@ -255,15 +127,15 @@ static void add_seg(struct kcore_synth *k, uint64_t vaddr, uint64_t paddr,
 }
 
 int kmemdev__kcore_synth_bounds(struct kcore_synth *k, uint64_t page_size,
-				kcore_synth_read_fn read, void *arg, void *scratch,
-				size_t scratch_len)
+				kmemdev__read_fn read, void *arg,
+				const struct kcore_synth_mem *mem)
 {
 	uint64_t page_sz;
 
-	if (!scratch_len || !page_size || (page_size & (page_size - 1)))
+	if (!page_size || (page_size & (page_size - 1)))
 		return -EINVAL;
-	k->image_end = image_end(k, read, arg, scratch, scratch_len);
-	k->vmemmap = vmci(k, "SIZE(page)=", 10, &page_sz) ?
+	k->image_end = image_end(k, read, arg, mem);
+	k->vmemmap = vmci(k, "SIZE(page)", 10, &page_sz) ?
 		     vmemmap_base(k, page_size, read, arg) : 0;
 	return k->image_end ? 0 : -EPROTO;
 }
@@ -279,7 +151,7 @@ int kmemdev__kcore_synth_layout(struct kcore_synth *k,
 	if (!ps || (ps & (ps - 1)))
 		return -EPROTO;
 	k->page_size = ps;
-	if (!vmci(k, "SYMBOL(_stext)=", 16, &text))
+	if (!vmci_symbol(k, "_stext", &text))
 		text = in->text_start;
 	if (!text || end <= text)
 		return -EPROTO;
@@ -289,7 +161,7 @@ int kmemdev__kcore_synth_layout(struct kcore_synth *k,
 	if (in->modules_start != in->vmalloc_start &&
 	    in->modules_end != in->vmalloc_end - 1)
 		add_seg(k, in->modules_start, NO_PADDR, in->modules_end - in->modules_start);
-	if (!vmci(k, "SIZE(page)=", 10, &page_sz))
+	if (!vmci(k, "SIZE(page)", 10, &page_sz))
 		vmemmap = 0;
 	first_vmm = k->nseg;
 	for (unsigned int i = 0; i < nr; i++) {
