@@ -265,6 +265,8 @@ t_man_kmemctl() {
 	while read -r v; do
 		"$kmemctl" "$v" --help >> "$tmp/help" || { echo "kmemctl $v --help failed"; bad=1; }
 	done < "$tmp/verbs.help"
+	# a mode with options of its own
+	"$kmemctl" tree --xarray --help >> "$tmp/help" || { echo "kmemctl tree --xarray --help failed"; bad=1; }
 	"$kmemctl" probe --help | sed -n 's/^  \([a-z]\+\)  .*/probe \1/p' >> "$tmp/verbs.help"
 	LC_ALL=C sort -o "$tmp/verbs.help" "$tmp/verbs.help"
 	# Verbs are the .SS headings of VERBS; "probe top" counts as both.
