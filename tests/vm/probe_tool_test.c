@@ -170,6 +170,47 @@ START_TEST(count_getppid_json)
 }
 END_TEST
 
+/* @json with every run of digits one 'N': its shape, whatever the counts. */
+static void json_shape(const char *json, char *shape, size_t size)
+{
+	size_t n = 0;
+
+	for (; *json && n + 1 < size; json++) {
+		if (*json >= '0' && *json <= '9') {
+			if (n && shape[n - 1] == 'N')
+				continue;
+			shape[n++] = 'N';
+		} else {
+			shape[n++] = *json;
+		}
+	}
+	shape[n] = '\0';
+}
+
+/* --json before the verb is --json after it: the same document. */
+START_TEST(count_json_global)
+{
+	char *after[] = { "kmemctl", "probe", "count", "--json", HOT, "--",
+			  self, "--getppid", "1000", "0", NULL };
+	char *before[] = { "kmemctl", "--json", "probe", "count", HOT, "--",
+			   self, "--getppid", "1000", "0", NULL };
+	char *list[] = { "kmemctl", "--json", "probe", "list", NULL };
+	static char shape_after[sizeof(out)], shape_before[sizeof(out)];
+
+	ck_assert_msg(vt_exec(0, 0, after, out, sizeof(out), err,
+			      sizeof(err)) == 0, "%s", err);
+	json_shape(out, shape_after, sizeof(shape_after));
+	ck_assert_msg(vt_exec(0, 0, before, out, sizeof(out), err,
+			      sizeof(err)) == 0, "%s", err);
+	json_shape(out, shape_before, sizeof(shape_before));
+	ck_assert_msg(out[0] == '{', "not JSON:\n%s", out);
+	ck_assert_str_eq(shape_before, shape_after);
+	ck_assert_msg(vt_exec(0, 0, list, out, sizeof(out), err,
+			      sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(out[0] == '[', "not JSON:\n%s", out);
+}
+END_TEST
+
 START_TEST(count_getppid_text)
 {
 	char *argv[] = { "kmemctl", "probe", "count", "__x64_sys_getppid*",
@@ -530,6 +571,7 @@ static Suite *probe_tool_suite(void)
 	suite_add_tcase(s, lib);
 
 	tcase_add_test(tool, count_getppid_json);
+	tcase_add_test(tool, count_json_global);
 	tcase_add_test(tool, count_getppid_text);
 	tcase_add_test(tool, count_errors);
 	tcase_add_test(tool, list_shows_other_owner);

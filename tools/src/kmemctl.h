@@ -79,17 +79,17 @@ int kmemctl_usage_err(const char *fmt, ...)
 /* What a verb's own option sets in its options struct (kmemctl_opt). */
 enum kmemctl_opt_kind {
 	KMEMCTL_OPT_FLAG,	/* bool: true */
-	KMEMCTL_OPT_STR,	/* const char *: the argument */
+	KMEMCTL_OPT_STR,	/* const char *: the argument (max: bytes) */
 	KMEMCTL_OPT_U64,	/* uint64_t: the argument, a number (parse.h) */
 };
 
 /* One option of a verb's own. */
 struct kmemctl_opt {
 	const char *name;		/* long name: "depth" for --depth */
-	char letter;			/* short name: 'd' for -d */
+	char letter;			/* short name: 'd' for -d; 0: none */
 	enum kmemctl_opt_kind kind;
 	size_t off;			/* offsetof() what it sets */
-	uint64_t min, max;		/* KMEMCTL_OPT_U64: its range, */
+	uint64_t min, max;		/* U64: its range; STR: max length */
 	bool (*valid)(uint64_t v);	/* and any further rule (or NULL), */
 	const char *range;		/* as errors say them: "0 to 1000" */
 };
@@ -98,6 +98,8 @@ struct kmemctl_opt {
 	{ name, letter, KMEMCTL_OPT_FLAG, offsetof(type, field), 0, 0, NULL, NULL }
 #define KMEMCTL_STR(name, letter, type, field) \
 	{ name, letter, KMEMCTL_OPT_STR, offsetof(type, field), 0, 0, NULL, NULL }
+#define KMEMCTL_STR_MAX(name, letter, type, field, max, range) \
+	{ name, letter, KMEMCTL_OPT_STR, offsetof(type, field), 0, max, NULL, range }
 #define KMEMCTL_U64(name, letter, type, field, min, max, valid, range) \
 	{ name, letter, KMEMCTL_OPT_U64, offsetof(type, field), min, max, valid, range }
 
@@ -126,6 +128,14 @@ struct kmemctl_cli {
  */
 int kmemctl_parse(const struct kmemctl *ctx, const struct kmemctl_cli *cli,
 		  int argc, char **argv, void *opts, bool *json);
+
+/*
+ * An option's argument the verb refuses: "kmemctl: VERB: bad --@name
+ * '@arg': @range" (kmemctl_parse()'s wording for every number).
+ * Returns KMEMCTL_EXIT_USAGE.
+ */
+int kmemctl_bad_value(const char *verb, const char *name, const char *arg,
+		      const char *range);
 
 /*
  * The operands after the options: at least @min (else "VERB: missing

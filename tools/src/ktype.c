@@ -283,6 +283,18 @@ static bool is_pointer(const struct btf *btf, uint32_t id)
 	return t && btf_is_ptr(t);
 }
 
+/* Past the '.' or '->' after one step of a path; what else may follow is '['. */
+static int skip_separator(const char **s)
+{
+	if (**s == '.')
+		(*s)++;
+	else if (!strncmp(*s, "->", 2))
+		*s += 2;
+	else if (**s && **s != '[')
+		return -EINVAL;
+	return 0;
+}
+
 int ktype_path_step(const struct btf *btf, uint32_t id, const char *path,
 		    struct kplace *out, const char **rest, char *bad,
 		    size_t badlen)
@@ -327,11 +339,7 @@ int ktype_path_step(const struct btf *btf, uint32_t id, const char *path,
 			p.bit_off += idx * esz * 8;
 			p.bit_size = 0;
 			s = close + 1;
-			if (*s == '.')
-				s++;
-			else if (!strncmp(s, "->", 2))
-				s += 2;
-			else if (*s && *s != '[')
+			if (skip_separator(&s))
 				return -EINVAL;
 			continue;
 		}
@@ -354,11 +362,7 @@ int ktype_path_step(const struct btf *btf, uint32_t id, const char *path,
 				return err;
 			int_bits(btf, &p);
 			s += n;
-			if (*s == '.')
-				s++;
-			else if (!strncmp(s, "->", 2))
-				s += 2;
-			else if (*s && *s != '[')
+			if (skip_separator(&s))
 				return -EINVAL;
 			if (!*s && (s[-1] == '.' || s[-1] == '>'))
 				return -EINVAL;

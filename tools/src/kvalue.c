@@ -218,25 +218,44 @@ static void close_block(const struct ctx *c, bool empty, int indent)
 	fputc('}', c->kv->f);
 }
 
+/* One member of a struct or union, as both outputs walk them. */
+struct member {
+	const char *name;	/* NULL or "": anonymous */
+	uint32_t type;
+	uint64_t off;		/* bits from the start of the value */
+	uint32_t bits;		/* a bitfield's width; 0 if not one */
+};
+
+/* Member @i of struct or union @t, which starts @off bits in. */
+static struct member member_at(const struct btf *btf, const struct btf_type *t,
+			       unsigned int i, uint64_t off)
+{
+	const struct btf_member *m = btf_members(t) + i;
+
+	return (struct member){
+		.name = btf__name_by_offset(btf, m->name_off),
+		.type = m->type,
+		.off = off + btf_member_bit_offset(t, i),
+		.bits = btf_member_bitfield_size(t, i),
+	};
+}
+
 static void text_members(const struct ctx *c, uint32_t id, uint64_t off,
 			 int indent, int depth, bool *first)
 {
 	const struct btf *btf = c->kv->btf;
 	const struct btf_type *t = btf__type_by_id(btf, ktype_skip(btf, id));
-	const struct btf_member *m = btf_members(t);
 	unsigned int i;
 
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const char *name = btf__name_by_offset(btf, m->name_off);
-		uint64_t moff = off + btf_member_bit_offset(t, i);
-		uint32_t bits = btf_member_bitfield_size(t, i);
+	for (i = 0; i < btf_vlen(t); i++) {
+		struct member m = member_at(btf, t, i, off);
 
 		sep(c, first);
 		if (!c->inl)
 			pad(c->kv->f, indent + 2);
-		if (name && *name)
-			fprintf(c->kv->f, "%s = ", name);
-		text_val(c, m->type, moff, bits, indent + 2, depth);
+		if (m.name && *m.name)
+			fprintf(c->kv->f, "%s = ", m.name);
+		text_val(c, m.type, m.off, m.bits, indent + 2, depth);
 	}
 }
 
@@ -405,21 +424,18 @@ static void json_members(const struct ctx *c, struct json *j, uint32_t id,
 {
 	const struct btf *btf = c->kv->btf;
 	const struct btf_type *t = btf__type_by_id(btf, ktype_skip(btf, id));
-	const struct btf_member *m = btf_members(t);
 	unsigned int i;
 
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const char *name = btf__name_by_offset(btf, m->name_off);
-		uint64_t moff = off + btf_member_bit_offset(t, i);
+	for (i = 0; i < btf_vlen(t); i++) {
+		struct member m = member_at(btf, t, i, off);
 		const struct btf_type *mt =
-			btf__type_by_id(btf, ktype_skip(btf, m->type));
+			btf__type_by_id(btf, ktype_skip(btf, m.type));
 
-		if ((!name || !*name) && mt && btf_is_composite(mt)) {
-			json_members(c, j, m->type, moff, depth);
+		if ((!m.name || !*m.name) && mt && btf_is_composite(mt)) {
+			json_members(c, j, m.type, m.off, depth);
 			continue;
 		}
-		json_val(c, j, name, m->type, moff,
-			 btf_member_bitfield_size(t, i), depth);
+		json_val(c, j, m.name, m.type, m.off, m.bits, depth);
 	}
 }
 

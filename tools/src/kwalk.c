@@ -19,6 +19,16 @@ static size_t record_size(const struct kwalk *w)
 	return n;
 }
 
+/* Before a walk by @method: no records, no fault yet. */
+static void walk_start(struct kwalk *w, const char *method)
+{
+	w->buf = NULL;
+	w->nodes = 0;
+	w->method = method;
+	w->fault_addr = 0;
+	w->rec_size = record_size(w);
+}
+
 static int grow(struct kwalk *w, size_t *cap, uint32_t need)
 {
 	size_t want = *cap ? *cap : FIRST_NODES;
@@ -110,11 +120,7 @@ int kwalk_run(struct kmemdev *h, struct kwalk *w)
 	size_t cap;
 	int err;
 
-	w->buf = NULL;
-	w->nodes = 0;
-	w->method = "walk";
-	w->fault_addr = 0;
-	w->rec_size = record_size(w);
+	walk_start(w, "walk");
 	/* one ioctl for most lists: room for 1 MiB of records to start */
 	cap = FIRST_BYTES > FIRST_NODES * w->rec_size ? FIRST_BYTES :
 	      FIRST_NODES * w->rec_size;
@@ -142,11 +148,7 @@ int kwalk_run(struct kmemdev *h, struct kwalk *w)
 
 int kwalk_hlist_run(struct kmemdev *h, struct kwalk *w)
 {
-	w->buf = NULL;
-	w->nodes = 0;
-	w->method = "read";
-	w->fault_addr = 0;
-	w->rec_size = record_size(w);
+	walk_start(w, "read");
 	return walk_by_reads(h, w, w->max_nodes ? w->max_nodes :
 			     KMEM_RO_WALK_MAX_NODES, w->head, 0);
 }
@@ -168,11 +170,7 @@ int kwalk_rbtree_run(struct kmemdev *h, struct kwalk *w)
 	size_t cap = 0;
 	int err;
 
-	w->buf = NULL;
-	w->nodes = 0;
-	w->method = "read";
-	w->fault_addr = 0;
-	w->rec_size = record_size(w);
+	walk_start(w, "read");
 	/* in order: left subtree, node, right subtree */
 	while (n || sp) {
 		while (n) {

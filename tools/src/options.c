@@ -12,13 +12,21 @@
 #include "kmemctl.h"
 #include "parse.h"
 
-/* The most options one verb has of its own (struct has 3). */
-#define OWN_MAX 8
+/* The most options one verb has of its own (probe has 9). */
+#define OWN_MAX 10
+/* getopt_long()'s value of a long-only option: past every letter. */
+#define LONG_ONLY_VAL 256
 
 static const struct option shared[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 };
+
+/* What getopt_long() returns for option @n of the verb's own: its letter. */
+static int opt_val(const struct kmemctl_opt *o, size_t n)
+{
+	return o->letter ? o->letter : LONG_ONLY_VAL + (int)n;
+}
 
 /* getopt_long()'s tables for @cli: the verb's own options, then shared[]. */
 static void getopt_tables(const struct kmemctl_cli *cli, struct option *longopts,
@@ -36,7 +44,9 @@ static void getopt_tables(const struct kmemctl_cli *cli, struct option *longopts
 			abort();	/* a verb grew: raise OWN_MAX */
 		longopts[n] = (struct option){
 			o->name, o->kind == KMEMCTL_OPT_FLAG ? no_argument :
-			required_argument, NULL, o->letter };
+			required_argument, NULL, opt_val(o, n) };
+		if (!o->letter)
+			continue;
 		*s++ = o->letter;
 		if (o->kind != KMEMCTL_OPT_FLAG)
 			*s++ = ':';
@@ -57,12 +67,15 @@ static int store(const struct kmemctl_cli *cli, const struct kmemctl_opt *o,
 		*(bool *)field = true;
 		return 0;
 	case KMEMCTL_OPT_STR:
+		if (o->max && strlen(arg) > o->max)
+			return kmemctl_bad_value(cli->verb, o->name, arg,
+						 o->range);
 		*(const char **)field = arg;
 		return 0;
 	case KMEMCTL_OPT_U64:
 		if (parse_u64(arg, o->min, o->max, &v) || (o->valid && !o->valid(v)))
-			return kmemctl_usage_err("%s: bad --%s '%.40s': %s",
-						 cli->verb, o->name, arg, o->range);
+			return kmemctl_bad_value(cli->verb, o->name, arg,
+						 o->range);
 		*(uint64_t *)field = v;
 		return 0;
 	}
@@ -75,6 +88,7 @@ int kmemctl_parse(const struct kmemctl *ctx, const struct kmemctl_cli *cli,
 	struct option longopts[OWN_MAX + 3] = { { 0 } };
 	char shortopts[3 * OWN_MAX + 8];
 	const struct kmemctl_opt *o;
+	size_t n;
 	int c, rc;
 
 	getopt_tables(cli, longopts, shortopts);
@@ -88,7 +102,8 @@ int kmemctl_parse(const struct kmemctl *ctx, const struct kmemctl_cli *cli,
 			cli->help();
 			return KMEMCTL_EXIT_OK;
 		}
-		for (o = cli->opts; o && o->name && o->letter != c; o++)
+		for (o = cli->opts, n = 0; o && o->name && opt_val(o, n) != c;
+		     o++, n++)
 			;
 		if (!o || !o->name)	/* getopt's '?' or ':' */
 			return kmemctl_bad_option(c, argv);
@@ -100,6 +115,13 @@ int kmemctl_parse(const struct kmemctl *ctx, const struct kmemctl_cli *cli,
 	    kmemctl_operands(cli->verb, argc, argv, cli->min, cli->max, cli->missing))
 		return KMEMCTL_EXIT_USAGE;
 	return KMEMCTL_PARSED;
+}
+
+int kmemctl_bad_value(const char *verb, const char *name, const char *arg,
+		      const char *range)
+{
+	return kmemctl_usage_err("%s: bad --%s '%.40s': %s", verb, name, arg,
+				 range);
 }
 
 int kmemctl_operands(const char *verb, int argc, char **argv, int min, int max,

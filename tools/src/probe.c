@@ -6,7 +6,6 @@
  * vanish when it exits, whatever the way.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -22,6 +21,7 @@
 #include "kmemctl.h"
 #include "live.h"
 #include "parse.h"
+#include "stop.h"
 
 #define TOP_DEFAULT	20
 /* The driver's module: its functions count the tool's own work. */
@@ -64,23 +64,20 @@ struct session {
 
 struct opts {
 	bool json, verbose, top_given, include_self;
-	long top;
+	uint64_t top;		/* --top; TOP_UNSET until given */
+	const char *interval_arg;	/* --interval, parsed into interval */
 	double interval;
-	long count;
+	uint64_t count;
 	const char *file;
 	const char *output;	/* -o: the report goes there, not to stdout */
 	FILE *out;
 	uint64_t filter;	/* KMEM_RO_PROBE_FILTER_* */
-	pid_t pid;
+	uint64_t pid;		/* --pid; 0: none */
 	const char *comm;
 };
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-}
+/* o.top before the command line: no --top (its range stops at LONG_MAX). */
+#define TOP_UNSET	UINT64_MAX
 
 static void help(void)
 {
@@ -177,16 +174,6 @@ static const char *errno_name(int err)
 	const char *s = strerrorname_np(err);
 
 	return s ? s : "E?";
-}
-
-static int parse_long(const char *s, long min, long *n)
-{
-	uint64_t v;
-
-	if (parse_u64(s, (uint64_t)min, INT_MAX, &v))
-		return -EINVAL;
-	*n = (long)v;
-	return 0;
 }
 
 static int parse_seconds(const char *s, double *v)
@@ -525,7 +512,7 @@ static int set_filter(struct session *s, const struct opts *o)
 
 	if (!o->filter)
 		return 0;
-	err = kmemdev_probe_filter(s->h, o->filter, o->pid, o->comm);
+	err = kmemdev_probe_filter(s->h, o->filter, (pid_t)o->pid, o->comm);
 	if (err == -EOPNOTSUPP)
 		kmemctl_fail("probe: filter: the loaded kmem_ro driver has no "
 			     "probe filter (KMEM_RO_FEAT_PROBE_FILTER)");
@@ -717,16 +704,6 @@ static bool sleep_until(uint64_t ns)
 	return false;
 }
 
-static void catch_stop(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigemptyset(&sa.sa_mask);	/* no SA_RESTART: wake the sleep */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* One screen of the live view: a title, a summary, the busiest functions. */
 static void live_frame(const struct session *s, const struct opts *o,
 		       const size_t *order, size_t n, long interval,
@@ -819,7 +796,7 @@ static int do_top_live(struct session *s, const struct opts *o, size_t *order)
 		sum = fold(s);
 		n = rank(s, order, false);
 		live_frame(s, o, order, n, i, sum, secs);
-		if (o->count && i >= o->count)
+		if (o->count && (uint64_t)i >= o->count)
 			break;
 	}
 	live_stop();
@@ -872,7 +849,7 @@ static int do_top(struct session *s, const struct opts *o)
 		size_t n;
 
 		/* the last record is "final", whatever ended the run */
-		if (o->count && i >= o->count)
+		if (o->count && (uint64_t)i >= o->count)
 			more = false;
 		err = kmemdev_probes_stats(s->h, s->ids, (unsigned int)s->nents,
 					   s->counts, KMEM_RO_PROBE_RESET);
@@ -891,7 +868,7 @@ static int do_top(struct session *s, const struct opts *o)
 			json_u64(&j, "interval", (uint64_t)i);
 			json_u64(&j, "interval_ms", (now - prev) / 1000000);
 			json_u64(&j, "hits", sum);
-			json_rows(&j, s, order, n, o->top, true);
+			json_rows(&j, s, order, n, (long)o->top, true);
 			json_object_end(&j);
 		} else {
 			time_t t = time(NULL);
@@ -902,7 +879,7 @@ static int do_top(struct session *s, const struct opts *o)
 				" hits in %zu functions\n", hms, i,
 				more ? "" : " (final)",
 				(double)(now - prev) / 1e9, sum, n);
-			print_rows(o->out, s, order, n, o->top, true);
+			print_rows(o->out, s, order, n, (long)o->top, true);
 		}
 		fflush(o->out);
 		prev = now;
@@ -1012,14 +989,14 @@ static int do_count(struct session *s, const struct opts *o, char **cmd)
 		json_u64(&j, "elapsed_ms", (t1 - t0) / 1000000);
 		json_setup_members(&j, s, o);
 		json_u64(&j, "hits", sum);
-		json_rows(&j, s, order, n, o->top, false);
+		json_rows(&j, s, order, n, (long)o->top, false);
 		json_object_end(&j);
 	} else {
 		fprintf(o->out, "\n Probe hits (%s) while running '%s':"
 			" %.3f s, %" PRIu64 " hits in %zu of %zu functions\n\n",
 			o->filter ? "filtered" : "system-wide", cmd[0],
 			(double)(t1 - t0) / 1e9, sum, n, s->ngroups);
-		print_rows(o->out, s, order, n, o->top, false);
+		print_rows(o->out, s, order, n, (long)o->top, false);
 	}
 	free(order);
 	return status;
@@ -1094,28 +1071,53 @@ static int probe_list(const struct kmemctl *ctx, const struct opts *o)
 	return KMEMCTL_EXIT_OK;
 }
 
+/* --comm's limit as errors say it: the kernel's TASK_COMM_LEN less the NUL. */
+#define COMM_RANGE	"a task name has at most 15 bytes"
+_Static_assert(KMEM_RO_PROBE_COMM_LEN == 16, "COMM_RANGE names the limit");
+
+/* After kmemctl_parse(): --interval, and what the options imply. */
+static int check_opts(struct opts *o, const char *sub, bool is_top)
+{
+	if (o->interval_arg && parse_seconds(o->interval_arg, &o->interval))
+		return kmemctl_bad_value("probe", "interval", o->interval_arg,
+					 "seconds, 0.001 to 86400");
+	if (o->pid)
+		o->filter |= KMEM_RO_PROBE_FILTER_PID;
+	if (o->comm)
+		o->filter |= KMEM_RO_PROBE_FILTER_COMM;
+	o->top_given = o->top != TOP_UNSET;
+	if (!is_top && (o->count || o->interval != 1.0))
+		return kmemctl_usage_err("probe %s: --interval and --count are "
+					 "for top", sub);
+	return 0;
+}
+
 int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "file",     required_argument, NULL, 'f' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count",    required_argument, NULL, 'c' },
-		{ "top",      required_argument, NULL, 't' },
-		{ "json",     no_argument,       NULL, 'j' },
-		{ "verbose",  no_argument,       NULL, 'v' },
-		{ "output",   required_argument, NULL, 'o' },
-		{ "pid",      required_argument, NULL, 'p' },
-		{ "comm",     required_argument, NULL, 'C' },
-		{ "include-self", no_argument,   NULL, 'S' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct kmemctl_opt opts[] = {
+		KMEMCTL_STR("file", 'f', struct opts, file),
+		KMEMCTL_STR("interval", 'i', struct opts, interval_arg),
+		KMEMCTL_U64("count", 'c', struct opts, count, 1, LONG_MAX, NULL,
+			    "a count from 1"),
+		KMEMCTL_U64("top", 't', struct opts, top, 0, LONG_MAX, NULL,
+			    "0 (all) or more"),
+		KMEMCTL_FLAG("verbose", 'v', struct opts, verbose),
+		KMEMCTL_STR("output", 'o', struct opts, output),
+		KMEMCTL_U64("pid", 'p', struct opts, pid, 1, INT_MAX, NULL,
+			    "a process id from 1"),
+		KMEMCTL_STR_MAX("comm", 'C', struct opts, comm,
+				KMEM_RO_PROBE_COMM_LEN - 1, COMM_RANGE),
+		KMEMCTL_FLAG("include-self", 0, struct opts, include_self),
+		{ NULL }
 	};
-	struct opts o = { .interval = 1.0, .top = -1, .out = stdout };
-	long pid;
+	static const struct kmemctl_cli cli = {
+		.verb = "probe", .help = help, .opts = opts, .max = -1,
+	};
+	struct opts o = { .interval = 1.0, .top = TOP_UNSET, .out = stdout };
 	struct session s = { 0 };
 	char **cmd = NULL;
 	const char *sub;
-	int c, i, nargs, rc;
+	int i, nargs, rc;
 	bool is_top, is_count;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -1151,74 +1153,15 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 		cmd = argv + i + 1;
 	}
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(nargs, argv, ":f:i:c:t:jvo:p:C:h", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.file = optarg;
-			break;
-		case 'i':
-			if (parse_seconds(optarg, &o.interval))
-				return kmemctl_usage_err("probe: bad --interval "
-							 "'%s': seconds, 0.001 "
-							 "to 86400", optarg);
-			break;
-		case 'c':
-			if (parse_long(optarg, 1, &o.count))
-				return kmemctl_usage_err("probe: bad --count '%s':"
-							 " a count from 1",
-							 optarg);
-			break;
-		case 't':
-			if (parse_long(optarg, 0, &o.top))
-				return kmemctl_usage_err("probe: bad --top '%s': "
-							 "0 (all) or more",
-							 optarg);
-			o.top_given = true;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'p':
-			if (parse_long(optarg, 1, &pid))
-				return kmemctl_usage_err("probe: bad --pid '%s': "
-							 "a process id from 1",
-							 optarg);
-			o.pid = (pid_t)pid;
-			o.filter |= KMEM_RO_PROBE_FILTER_PID;
-			break;
-		case 'C':
-			if (strlen(optarg) >= KMEM_RO_PROBE_COMM_LEN)
-				return kmemctl_usage_err("probe: bad --comm '%s': "
-							 "a task name has at "
-							 "most %d bytes", optarg,
-							 KMEM_RO_PROBE_COMM_LEN - 1);
-			o.comm = optarg;
-			o.filter |= KMEM_RO_PROBE_FILTER_COMM;
-			break;
-		case 'S':
-			o.include_self = true;
-			break;
-		case 'h':
-			help();
-			return KMEMCTL_EXIT_OK;
-		default:
-			return kmemctl_bad_option(c, argv);
-		}
-	}
-	if (!is_top && (o.count || o.interval != 1.0))
-		return kmemctl_usage_err("probe %s: --interval and --count are "
-					 "for top", sub);
+	optind = 0;	/* argv moved past the subcommand: a full rescan */
+	rc = kmemctl_parse(ctx, &cli, nargs, argv, &o, &o.json);
+	if (rc != KMEMCTL_PARSED)
+		return rc;
+	rc = check_opts(&o, sub, is_top);
+	if (rc)
+		return rc;
 	if (!is_top && !is_count) {
-		if (optind < nargs || o.file || o.top >= 0 || o.verbose ||
+		if (optind < nargs || o.file || o.top_given || o.verbose ||
 		    o.output || o.filter || o.include_self)
 			return kmemctl_usage_err("probe list: takes only --json");
 		return probe_list(ctx, &o);
@@ -1226,7 +1169,7 @@ int kmemctl_probe(const struct kmemctl *ctx, int argc, char **argv)
 	if (optind >= nargs && !o.file)
 		return kmemctl_usage_err("probe %s: no PATTERN and no --file",
 					 sub);
-	if (o.top < 0)
+	if (!o.top_given)
 		o.top = is_top ? TOP_DEFAULT : 0;
 
 	/* before the command runs: it inherits no descriptor of it */

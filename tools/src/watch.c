@@ -25,26 +25,10 @@
 #include "kmemctl.h"
 #include "modlist.h"
 #include "parse.h"
+#include "stop.h"
 
 #define WATCH_USAGE "Usage: kmemctl watch [--json] [--modules] [--snapshots] [--count N] [--interval MS]\n"
 #define POLL_MS_DEFAULT	250
-
-static volatile sig_atomic_t stop_sig;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-}
-
-static void catch_stop(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigemptyset(&sa.sa_mask);	/* no SA_RESTART: wake the wait */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 static const char *type_name(int type)
 {
