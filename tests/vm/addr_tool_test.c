@@ -315,6 +315,28 @@ START_TEST(member_whatis_thread_stack)
 }
 END_TEST
 
+/*
+ * CPU 1's idle task is on no task list: its stack (runqueues.idle->stack,
+ * read by kmemctl struct, which struct_path_tool_test checks) is found
+ * and named as the kernel named the task, "swapper/1".
+ */
+START_TEST(whatis_idle_stack)
+{
+	const char *v;
+	uint64_t stack;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		return;	/* the VM has 2 CPUs: not reached */
+	ck_assert_msg(kmemctl("struct rq.idle->stack runqueues --cpu 1") == 0, "%s", err);
+	v = strstr(out, "= 0x");
+	ck_assert_msg(v, "%s", out);
+	stack = strtoull(v + 2, NULL, 16);
+	ck_assert_msg(kmemctl("whatis %#" PRIx64, stack + 0x100) == 0, "%s", err);
+	ck_assert_msg(strstr(out, ": stack of pid 0 tid 0 \"swapper/1\""), "%s", out);
+	ck_assert_msg(strstr(out, "0x100 of "), "%s", out);
+}
+END_TEST
+
 /* An anonymous page of ours: its PFN from pagemap, flags from kpageflags. */
 START_TEST(whatis_own_page)
 {
@@ -460,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, whatis_slab_object);
 	tcase_add_test(tc, whatis_own_stack);
 	tcase_add_test(tc, whatis_thread_stack);
+	tcase_add_test(tc, whatis_idle_stack);
 	tcase_add_test(tc, whatis_own_page);
 	tcase_add_test(tc, whatis_vmalloc_area);
 	tcase_add_test(tc, whatis_errors);

@@ -18,6 +18,7 @@
 #include "kwalk.h"
 #include "mem.h"
 #include "parse.h"
+#include "percpu.h"
 #include "ps_snapshot.h"
 
 #define PAGE_SHIFT	12
@@ -39,9 +40,9 @@ static void help(void)
 	       "does; the first of:\n"
 	       "  symbol  in the kernel image or a module: NAME+0xOFF "
 	       "[module]\n"
-	       "  stack   in the kernel stack of a task or thread: pid, tid, "
-	       "comm, task,\n"
-	       "          THREAD_SIZE (from the init stack's bounds in "
+	       "  stack   in the kernel stack of a task, thread or CPU's idle "
+	       "task: pid, tid,\n          comm, task, "
+	       "THREAD_SIZE (from the init stack's bounds in "
 	       "kallsyms)\n"
 	       "  slab    in an object of a slab cache: the cache, the "
 	       "object's start,\n"
@@ -155,14 +156,13 @@ static bool print_stack(struct whatis *w, const struct ps_task *t,
 	return true;
 }
 
-/* init_task: the head of the task list, no node of it. */
-static bool init_stack(struct whatis *w, uint64_t size)
+/* The task at @addr, read alone: one not on the task list. */
+static bool lone_task_stack(struct whatis *w, uint64_t addr, uint64_t size)
 {
-	struct ps_task t = { .pid = 0 };
+	struct ps_task t = { .addr = addr };
 	uint64_t stack, pid, comm;
 
-	if (kmemdev_symbol(w->h, "init_task", &t.addr) ||
-	    off_of(w, "task_struct", "stack", &stack) ||
+	if (off_of(w, "task_struct", "stack", &stack) ||
 	    off_of(w, "task_struct", "pid", &pid) ||
 	    off_of(w, "task_struct", "comm", &comm) ||
 	    kmemdev_read(w->h, t.addr + stack, &t.stack, 8) ||
@@ -171,6 +171,31 @@ static bool init_stack(struct whatis *w, uint64_t size)
 		return false;
 	t.tgid = t.pid;
 	return print_stack(w, &t, size);
+}
+
+/*
+ * The idle tasks, which no task list holds: init_task (CPU 0's) and every
+ * other possible CPU's runqueues.idle (swapper/N).
+ */
+static bool idle_stack(struct whatis *w, uint64_t size)
+{
+	uint64_t init, rq, idle_off, idle;
+	struct percpu pc;
+	bool found;
+
+	if (kmemdev_symbol(w->h, "init_task", &init))
+		return false;
+	found = lone_task_stack(w, init, size);
+	if (found || kmemdev_symbol(w->h, "runqueues", &rq) ||
+	    off_of(w, "rq", "idle", &idle_off) || percpu_load(w->h, "whatis", &pc))
+		return found;
+	for (uint32_t cpu = 1; cpu <= percpu_last(&pc) && !found; cpu++)
+		if (percpu_possible(&pc, cpu) &&
+		    !kmemdev_read(w->h, percpu_addr(&pc, rq, cpu) + idle_off, &idle, 8) &&
+		    idle && idle != init)
+			found = lone_task_stack(w, idle, size);
+	percpu_free(&pc);
+	return found;
 }
 
 /* A task whose stack holds the address: every thread of every process. */
@@ -183,7 +208,7 @@ static bool as_stack(struct whatis *w)
 
 	if (!size)
 		return false;
-	if (init_stack(w, size))
+	if (idle_stack(w, size))
 		return true;
 	if (ps_backend_default(w->h, &b))
 		return false;
