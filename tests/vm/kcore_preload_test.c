@@ -355,17 +355,22 @@ static int exec_drgn(void *arg)
 	return 127;
 }
 
-/* Root runs it in a child; its exit status. */
-static int run_drgn_root(void *arg)
+/* Root runs fn (an exec) in a child; its exit status. */
+static int run_root(int (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();
 	int status;
 
 	ck_assert_int_ge(pid, 0);
 	if (!pid)
-		_exit(exec_drgn(arg));
+		_exit(fn(arg));
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int run_drgn_root(void *arg)
+{
+	return run_root(exec_drgn, arg);
 }
 
 /* An empty file anyone may write: the member's output. */
@@ -482,18 +487,6 @@ static int exec_cat(void *arg)
 	return 127;
 }
 
-static int run_cat_root(struct cat_job *j)
-{
-	pid_t pid = fork();
-	int status;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		_exit(exec_cat(j));
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* The lines of a --cat output after its "# fs" line (which *fs gets). */
 struct lines {
 	char **v;
@@ -588,14 +581,14 @@ START_TEST(kallsyms_group_member)
 
 	vt_write_file("/proc/sys/kernel/perf_event_paranoid", "3");
 	vt_write_file("/proc/sys/kernel/kptr_restrict", "0");
-	ck_assert_int_eq(run_cat_root(&j), 0);
+	ck_assert_int_eq(run_root(exec_cat, &j), 0);
 	lines_of(KSYMS_ROOT, &root, fs, sizeof(fs));
 	ck_assert_str_eq(fs, "# procfs");
 	ck_assert_uint_gt(root.n, 10000);
 
 	/* root under the preload: the real file, the same bytes */
 	j = (struct cat_job){ "fopen", KSYMS_ROOT_PRE, true };
-	ck_assert_int_eq(run_cat_root(&j), 0);
+	ck_assert_int_eq(run_root(exec_cat, &j), 0);
 	ck_assert_msg(same_file(KSYMS_ROOT, KSYMS_ROOT_PRE),
 		      "root's /proc/kallsyms differs under the preload");
 
