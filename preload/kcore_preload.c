@@ -57,6 +57,13 @@
  * read-only mapping, a buffer unmapped by another thread or a handler
  * during the read, a shared file mapping whose file shrinks.
  *
+ * /proc/kallsyms.  An open or fopen() of procfs's kallsyms that shows this
+ * process only zeros (no CAP_SYSLOG) reads root's text, decoded through
+ * the device, from a memfd under the same fd (kallsyms_serve.c): crash
+ * takes the KASLR offset from it.  The one path that calls malloc()
+ * (libkmemdev): not for signal handlers.  Where the file shows real
+ * addresses it is left alone.
+ *
  * Process-wide state (a preload shim cannot avoid it; libkmemdev itself has
  * none): the wrapped libc functions, the device (opened with the first
  * kcore fd, closed after the last), the open kcore files indexed by fd

@@ -16,6 +16,9 @@
  * that forks and reads on in both processes, on one shared file position,
  * each at a fraction of the plain reader's system calls; reads into
  * buffers that are or become unwritable (EFAULT, as kcore).
+ *
+ * /proc/kallsyms: a group member under the preload reads root's text
+ * (through stdio and read()), root the real file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
