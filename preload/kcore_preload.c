@@ -57,6 +57,13 @@
  * read-only mapping, a buffer unmapped by another thread or a handler
  * during the read, a shared file mapping whose file shrinks.
  *
+ * /proc/kallsyms.  An open or fopen() of procfs's kallsyms that shows this
+ * process only zeros (no CAP_SYSLOG) reads root's text, decoded through
+ * the device, from a memfd under the same fd (kallsyms_serve.c): crash
+ * takes the KASLR offset from it.  The one path that calls malloc()
+ * (libkmemdev): not for signal handlers.  Where the file shows real
+ * addresses it is left alone.
+ *
  * Process-wide state (a preload shim cannot avoid it; libkmemdev itself has
  * none): the wrapped libc functions, the device (opened with the first
  * kcore fd, closed after the last), the open kcore files indexed by fd
@@ -86,6 +93,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kallsyms_serve.h"
 #include "kcore_synth.h"
 
 #define KCORE_API	__attribute__((visibility("default")))
@@ -315,6 +323,8 @@ static struct {
 	int (*fcntl)(int, int, ...);
 	int (*fcntl64)(int, int, ...);
 	FILE *(*fdopen)(int, const char *);
+	FILE *(*fopen)(const char *, const char *);
+	FILE *(*fopen64)(const char *, const char *);
 	int (*fclose)(FILE *);
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
 	void *(*mmap64)(void *, size_t, int, int, int, off64_t);
@@ -376,6 +386,8 @@ static void resolve(void)
 	RESOLVE(fcntl, "fcntl");
 	RESOLVE(fcntl64, "fcntl64");
 	RESOLVE(fdopen, "fdopen");
+	RESOLVE(fopen, "fopen");
+	RESOLVE(fopen64, "fopen64");
 	RESOLVE(fclose, "fclose");
 	RESOLVE(mmap, "mmap");
 	RESOLVE(mmap64, "mmap64");
@@ -1427,15 +1439,15 @@ static struct kdev *dev_get(void)
 	}
 }
 
-/* Named kcore, opened for reading (O_PATH opens are left alone). */
-static bool named_kcore(const char *path, int flags)
+/* Named @name, opened for reading (O_PATH opens are left alone). */
+static bool named(const char *path, int flags, const char *name)
 {
 	const char *base;
 
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_PATH) || !path)
 		return false;
 	base = strrchr(path, '/');
-	return !strcmp(base ? base + 1 : path, "kcore");
+	return !strcmp(base ? base + 1 : path, name);
 }
 
 /* dirfd/path is procfs's kcore: the only file procfs names kcore. */
@@ -1669,7 +1681,7 @@ static int kcore_open(int dirfd, const char *path, int flags)
 	size_t len = 0;
 	int fd = NOT_KCORE, saved = errno, err = 0;
 
-	if (!named_kcore(path, flags) || !owner_calls() || !is_proc_kcore(dirfd, path)) {
+	if (!named(path, flags, "kcore") || !owner_calls() || !is_proc_kcore(dirfd, path)) {
 		errno = saved;
 		return NOT_KCORE;
 	}
@@ -1716,6 +1728,39 @@ static int opened(int fd)
 {
 	if (fd >= 0)
 		drop(fd, false);
+	return fd;
+}
+
+/* Building the served /proc/kallsyms: its own opens are the real ones. */
+static TLS bool serving_kallsyms;
+
+/*
+ * fd, a real open of @path: if it is procfs's kallsyms and shows this
+ * process only zeros, from now on fd reads root's text from the device
+ * (kallsyms_serve.c), same number, position 0; else fd untouched.
+ */
+static int kallsyms_opened(const char *path, int flags, int fd)
+{
+	struct statfs sfs;
+	sigset_t old;
+	int saved = errno, text;
+
+	if (fd < 0 || !named(path, flags, "kallsyms") || serving_kallsyms ||
+	    !owner_calls() || CALL_REAL(fstatfs, -1, fd, &sfs) ||
+	    sfs.f_type != PROC_SUPER_MAGIC)
+		goto out;
+	block_signals(&old);
+	serving_kallsyms = true;
+	text = kmemdev__kallsyms_serve(fd, flags & O_CLOEXEC);
+	serving_kallsyms = false;
+	if (text >= 0) {
+		if (CALL_REAL(dup3, -1, text, fd, flags & O_CLOEXEC) < 0)
+			lseek(fd, 0, SEEK_SET);
+		CALL_REAL(close, -1, text);
+	}
+	restore_signals(&old);
+out:
+	errno = saved;
 	return fd;
 }
 
@@ -1809,7 +1854,8 @@ static void atfork_child(void)
 #define OPEN_AS(dirfd, path, flags, real_call)				\
 	({								\
 		int fd_ = kcore_open((dirfd), (path), (flags));		\
-		fd_ != NOT_KCORE ? fd_ : opened(real_call);		\
+		fd_ != NOT_KCORE ? fd_ :				\
+			kallsyms_opened((path), (flags), opened(real_call)); \
 	})
 
 KCORE_API int open(const char *path, int flags, ...)
@@ -2054,6 +2100,29 @@ KCORE_API FILE *fdopen(int fd, const char *mode)
 		leave(&c);
 	}
 	return CALL_REAL(fdopen, NULL, fd, mode);
+}
+
+/*
+ * stdio opens through libc's internal open(), which no wrapper sees:
+ * /proc/kallsyms read by fopen() (crash) is served here.  kcore is not:
+ * its readers pread() the fd.
+ */
+static FILE *fopen_as(const char *path, const char *mode, FILE *f)
+{
+	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
+		kallsyms_opened(path, O_RDONLY | (strchr(mode, 'e') ? O_CLOEXEC : 0),
+				fileno(f));
+	return f;
+}
+
+KCORE_API FILE *fopen(const char *path, const char *mode)
+{
+	return fopen_as(path, mode, CALL_REAL(fopen, NULL, path, mode));
+}
+
+KCORE_API FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen_as(path, mode, CALL_REAL(fopen64, NULL, path, mode));
 }
 
 KCORE_API int fclose(FILE *f)

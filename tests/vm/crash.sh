@@ -112,9 +112,6 @@ install -D -m 0755 "$top/preload/libkmemdev-kcore.so" \
 	"$stage/usr/lib/x86_64-linux-gnu/kmemdev/libkmemdev-kcore.so"
 mkdir -p "$stage/crash"
 ln "$vmlinux" "$stage/crash/vmlinux" 2>/dev/null || cp "$vmlinux" "$stage/crash/vmlinux"
-# _stext's link-time address: the member's crash gets the KASLR offset
-# from the test (see crash_test.c)
-nm "$vmlinux" | awk '$3 == "_stext" { print $1 }' > "$stage/crash/vmlinux.stext"
 (cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$stage.cpio"
 rm -rf "$stage"
 [ -z "${CRASH_ARCHIVE_ONLY:-}" ] || { log "archive: $stage.cpio"; exit 0; }

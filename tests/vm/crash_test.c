@@ -9,11 +9,9 @@
  *
  * crash on a live system takes the KASLR offset from _stext in
  * /proc/kallsyms (crash's symbols.c, "_stext from /proc/kallsyms"), which
- * shows the member zeros (kallsyms_show_value()): without --kaslr its
- * relocation is wrong and it stops at "invalid kernel virtual address"
- * (seen on 6.12).  So the member passes --kaslr=OFFSET, the running
- * _stext (as the library reads it through the device) minus the
- * vmlinux's; root's crash runs without it.
+ * shows the member zeros (kallsyms_show_value()); the preload serves it
+ * root's text from the device (preload/kallsyms_serve.c), so the member
+ * runs crash exactly as root does, without --kaslr.
  *
  * Not part of make check: crash needs the kernel's DWARF vmlinux (the
  * -dbg package, about 1 GB) and runs minutes under TCG.  tests/vm/crash.sh
@@ -32,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kmemdev.h"
 #include "vmtest.h"
 
 #define CRASH		"/usr/bin/crash"
@@ -64,13 +61,11 @@ struct run {
 	double seconds;
 };
 
-static char kaslr_arg[64] = "--no_crashrc";	/* the member's: --kaslr=... */
-
 static int exec_crash(void *arg)
 {
 	const struct run *r = arg;
 	char *argv[] = { CRASH, "-s", "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore",
-			 r->member ? kaslr_arg : NULL, NULL };
+			 NULL };
 	char *plain[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb", NULL };
 	char *pre[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb",
 			"LD_PRELOAD=" PRELOAD, NULL };
@@ -154,23 +149,6 @@ static void write_cmds(void)
 	ck_assert_int_eq(chmod(CMDS, 0644), 0);
 }
 
-/* --kaslr=OFFSET: _stext through the device minus the vmlinux's. */
-static void set_kaslr_arg(void)
-{
-	char *link = vt_slurp(VMLINUX ".stext", NULL);
-	struct kmemdev *h;
-	uint64_t stext;
-	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
-
-	ck_assert_int_eq(kmemdev_open(&h, &opts), 0);
-	ck_assert_int_eq(kmemdev_symbol(h, "_stext", &stext), 0);
-	kmemdev_close(h);
-	snprintf(kaslr_arg, sizeof(kaslr_arg), "--kaslr=%#jx",
-		 (uintmax_t)(stext - strtoull(link, NULL, 16)));
-	printf("crash: member's %s\n", kaslr_arg);
-	free(link);
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -226,7 +204,6 @@ START_TEST(crash_ps_and_sym_as_member)
 
 	vt_write_file("/proc/sys/kernel/perf_event_paranoid", "3");
 	write_cmds();
-	set_kaslr_arg();
 
 	/* without the preload, kcore (CAP_SYS_RAWIO) refuses the member */
 	rc = session(&nopre, true, false, "/tmp/crash_nopreload.out");

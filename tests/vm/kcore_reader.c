@@ -45,6 +45,12 @@
  * OUT gets one line per read: operation, where, length, result, FNV-1a
  * hash of the bytes.  Random addresses come from a fixed seed: two runs
  * read exactly the same.
+ *
+ *	kcore_reader --cat fopen|open PATH OUT
+ *
+ * copies PATH, read through stdio (as crash reads /proc/kallsyms) or
+ * open() and read(), to OUT after a first line "# procfs" or "# other":
+ * the file system the fd is on (the preload serves a memfd).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -61,6 +67,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -797,6 +804,39 @@ static int nums(const char *s, unsigned long long *v)
 	return n;
 }
 
+/* --cat: PATH to OUT, see the top; 0, or 1 on an error. */
+static int cat(const char *how, const char *path, const char *to)
+{
+	bool stdio = !strcmp(how, "fopen");
+	FILE *in = stdio ? fopen(path, "r") : NULL;
+	int fd = stdio ? (in ? fileno(in) : -1) : open(path, O_RDONLY | O_CLOEXEC);
+	FILE *o = fopen(to, "w");
+	struct statfs sfs;
+	char buf[65536];
+	ssize_t n;
+	size_t got;
+
+	if (fd < 0 || !o || fstatfs(fd, &sfs)) {
+		perror(path);
+		return 1;
+	}
+	fprintf(o, "# %s\n", sfs.f_type == 0x9fa0 ? "procfs" : "other");	/* PROC_SUPER_MAGIC */
+	if (stdio) {
+		while ((got = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, got, o);
+		if (ferror(in))
+			return 1;
+		fclose(in);
+	} else {
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)n, o);
+		if (n < 0)
+			return 1;
+		close(fd);
+	}
+	return fclose(o) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long v[8], a, b;
@@ -805,8 +845,11 @@ int main(int argc, char **argv)
 	off_t off;
 	int fd, n;
 
+	if (argc == 5 && !strcmp(argv[1], "--cat"))
+		return cat(argv[2], argv[3], argv[4]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: kcore_reader SPEC OUT\n");
+		fprintf(stderr, "usage: kcore_reader SPEC OUT\n"
+			"       kcore_reader --cat fopen|open PATH OUT\n");
 		return 2;
 	}
 	spec = fopen(argv[1], "r");
