@@ -565,11 +565,12 @@ static const struct kmemdev_sym *found_get(const struct kmemdev *h, const char *
 /*
  * Names a pass also looks for, whatever was asked: the bounds of the
  * image, of the per-CPU section and of the BTF (btf.c reads it through
- * the device from there), which one-shot commands ask for next.
+ * the device from there), and where the per-CPU copies are, which
+ * one-shot commands ask for next.
  */
 static const char *const prefetch[] = {
 	KMEMDEV_BTF_START, KMEMDEV_BTF_STOP, "_stext", "_end",
-	"__per_cpu_start", "__per_cpu_end",
+	"__per_cpu_start", "__per_cpu_end", "__per_cpu_offset", "nr_cpu_ids",
 };
 #define NPREFETCH	(sizeof(prefetch) / sizeof(prefetch[0]))
 

@@ -45,11 +45,11 @@ static const unsigned int resident[] = {
 
 /*
  * The __per_cpu_offset of each possible CPU, for percpu_counters, with
- * one symbol lookup (each is a pass over the kernel's symbol table, and a
- * third would build the whole table): NR_CPUS is the size of struct
- * cpumask (BTF; exact when NR_CPUS is a multiple of 64, as Debian's
- * 8192), and the possible CPUs are the entries that
- * setup_per_cpu_areas() set (arch/x86/kernel/setup_percpu.c: delta +
+ * no pass of its own over the kernel's symbol table (the library's first
+ * pass looks for both names): CPUs below nr_cpu_ids, at most the size of
+ * struct cpumask (BTF; NR_CPUS rounded up to 64: a kernel with NR_CPUS=2
+ * has 2 entries, then other data), and of them the possible ones are those
+ * that setup_per_cpu_areas() set (arch/x86/kernel/setup_percpu.c: delta +
  * pcpu_unit_offsets[cpu], one unit each, so all different); the others
  * keep the boot value, all alike (BOOT_PERCPU_OFFSET in 6.1 and 6.12, 0
  * in 7.3), which the last entry holds unless every CPU is possible.
@@ -57,8 +57,8 @@ static const unsigned int resident[] = {
 static int load_cpus(struct ps_snap *s)
 {
 	struct ps_member bits;
-	uint64_t addr, *off;
-	uint32_t nr, cpu, same = 0;
+	uint64_t addr, ids_addr, *off;
+	uint32_t nr, ids, cpu, same = 0;
 	int err;
 
 	err = ps_snap_member(s, "cpumask", "bits", &bits);
@@ -72,6 +72,10 @@ static int load_cpus(struct ps_snap *s)
 	if (err)
 		return ps_snap_failed(s, KMEMDEV_OP_SYMBOL, err,
 				      "look up symbol __per_cpu_offset");
+	/* past nr_cpu_ids the array ends (NR_CPUS below cpumask's 64 bits) */
+	if (!kmemdev_symbol(s->h, "nr_cpu_ids", &ids_addr) &&
+	    !kmemdev_read(s->h, ids_addr, &ids, sizeof(ids)) && ids && ids < nr)
+		nr = ids;
 	off = s->mm.cpu_off = calloc(nr, sizeof(*off));
 	if (!off)
 		return ps_snap_failed(s, KMEMDEV_OP_ANY, -ENOMEM, "allocate");
