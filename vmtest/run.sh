@@ -136,16 +136,22 @@ boot() {
 	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
 	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
 	# emulated CPU for the default 20 s soft-lockup limit (seen once at
-	# boot); a real lockup still reports.  Not no_timer_check, although
-	# a loaded host's TCG can fail the IO-APIC timer check ("IO-APIC +
-	# timer doesn't work" panics were seen): with it the 7.3 debug kernel
-	# took an interrupt at boot that KASAN reported as a wild access.
+	# boot); a real lockup still reports.
+	# A debug kernel boots with 4-level paging (no5lvl): 7.3's
+	# identify_cpu() zeroes boot_cpu_data's capabilities with interrupts
+	# on (arch/x86/kernel/cpu/common.c: memset(&c->x86_capability) in
+	# identify_cpu, reached from arch_cpu_finalize_init after start_kernel's
+	# local_irq_enable).  An interrupt in that window sees no LA57, so
+	# KASAN's shadow bounds (__VIRTUAL_MASK_SHIFT) shrink to 47 bits and
+	# every direct-map access reports "wild-memory-access".  Debian's
+	# kernels (no KASAN) keep 5-level paging, as the host's CPU offers it.
 	# Multi-threaded TCG races with the kernel's own text patching (int3
 	# oopses at boot were seen here): two vCPUs, one host thread, unless
 	# a group asks for mttcg.
 	[ "${accel%+retry}" = mttcg ] && tcg=tcg
 	[ "$extra" = - ] && extra=
 	extra=${extra//,/ }	# several arguments: comma-separated in tests/vm/groups
+	[[ $kernel == *-debug ]] && extra="no5lvl $extra"
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$tcg" -cpu max -smp 2 \
 		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" \
 		-serial "file:$log" \
