@@ -42,6 +42,8 @@
 #include "vmtest.h"
 
 #define PAGE		4096UL
+/* The top of 4-level user space: inside TASK_SIZE_MAX with or without LA57. */
+#define USER_TOP	((1ULL << 47) - PAGE)
 #define READERS		8
 #define CHURN_CYCLES	20		/* testobj unload/load under the readers */
 #define WARMUP_CYCLES	4		/* kmem_ro cycles before the slab baseline */
@@ -568,7 +570,7 @@ static void op_pagemap(struct reader *r)
 		pm.pid = kind == 2 ? 1 : 0;
 		pm.flags = KMEM_RO_PAGEMAP_RUNS;
 		pm.start = PAGE;
-		pm.end = 1ULL << 47;
+		pm.end = USER_TOP;
 		break;
 	case 3:			/* a kernel thread, a reaped process */
 		pm.pid = rnd(r) & 1 ? 2 : c->dead_pid;
@@ -584,7 +586,7 @@ static void op_pagemap(struct reader *r)
 		pm.pid = child;
 		pm.flags = KMEM_RO_PAGEMAP_RUNS;
 		pm.start = PAGE;
-		pm.end = 1ULL << 47;
+		pm.end = USER_TOP;
 		break;
 	}
 	err = vt_ioctl(r->fd, KMEM_RO_IOC_PAGEMAP, &pm);
@@ -1152,7 +1154,7 @@ static void *victim_main(void *arg)
 		}
 		case 2: {		/* 2M flat entries of a sparse space */
 			struct kmem_ro_pagemap pm = {
-				.size = sizeof(pm), .start = 0, .end = 1ULL << 47,
+				.size = sizeof(pm), .start = 0, .end = USER_TOP,
 				.buf_addr = (uintptr_t)v->big, .buf_size = BIG,
 			};
 
