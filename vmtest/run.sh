@@ -136,7 +136,11 @@ boot() {
 	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
 	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
 	# emulated CPU for the default 20 s soft-lockup limit (seen once at
-	# boot); a real lockup still reports.
+	# boot); a real lockup still reports.  no_timer_check: the IO-APIC
+	# timer check (timer_irq_works(), arch/x86/kernel/apic/io_apic.c)
+	# counts ticks across a short busy wait, which a loaded host's TCG can
+	# starve: "IO-APIC + timer doesn't work!" panics were seen at boot,
+	# before any kmem_ro code ran.
 	# A debug kernel boots with 4-level paging (no5lvl): 7.3's
 	# identify_cpu() zeroes boot_cpu_data's capabilities with interrupts
 	# on (arch/x86/kernel/cpu/common.c: memset(&c->x86_capability) in
@@ -156,7 +160,7 @@ boot() {
 		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 $extra" </dev/null
+		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 no_timer_check $extra" </dev/null
 }
 
 # judge kernel group log suites... ; prints, counts, returns 0 if clean
