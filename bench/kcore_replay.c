@@ -54,25 +54,18 @@ static int kcore_open(void)
 	return fd;
 }
 
-static bool off_to_vaddr(uint64_t off, uint64_t *vaddr)
+/* A file offset to its address (to_vaddr), or an address to its offset. */
+static bool translate(uint64_t x, bool to_vaddr, uint64_t *out)
 {
-	for (unsigned int i = 0; i < nphdr; i++)
-		if (phdr[i].p_type == PT_LOAD && off >= phdr[i].p_offset &&
-		    off - phdr[i].p_offset < phdr[i].p_filesz) {
-			*vaddr = phdr[i].p_vaddr + (off - phdr[i].p_offset);
-			return true;
-		}
-	return false;
-}
+	for (unsigned int i = 0; i < nphdr; i++) {
+		uint64_t from = to_vaddr ? phdr[i].p_offset : phdr[i].p_vaddr;
+		uint64_t to = to_vaddr ? phdr[i].p_vaddr : phdr[i].p_offset;
 
-static bool vaddr_to_off(uint64_t vaddr, uint64_t *off)
-{
-	for (unsigned int i = 0; i < nphdr; i++)
-		if (phdr[i].p_type == PT_LOAD && vaddr >= phdr[i].p_vaddr &&
-		    vaddr - phdr[i].p_vaddr < phdr[i].p_filesz) {
-			*off = phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
+		if (phdr[i].p_type == PT_LOAD && x >= from && x - from < phdr[i].p_filesz) {
+			*out = to + (x - from);
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -92,7 +85,7 @@ static int vaddrs(const char *trace, uint64_t t0, uint64_t t1, const char *out)
 
 		if (t < t0 || t > t1)
 			continue;
-		if (off < 0 || !off_to_vaddr((uint64_t)off, &v)) {
+		if (off < 0 || !translate((uint64_t)off, true, &v)) {
 			fprintf(stderr, "kcore_replay: offset %#llx is in no segment\n", off);
 			return 1;
 		}
@@ -152,7 +145,7 @@ static int timed(const char *spec, int repeat, bool device)
 				return 1;
 		}
 		r[n].vaddr = v;
-		if (len > READ_MAX || (!device && !vaddr_to_off(v, &r[n].off))) {
+		if (len > READ_MAX || (!device && !translate(v, false, &r[n].off))) {
 			fprintf(stderr, "kcore_replay: %#llx (%llu) is in no segment\n", v, len);
 			return 1;
 		}
