@@ -54,7 +54,7 @@
 #define DRGN_READER	"/tests/kcore_drgn_reader.py"
 #define WALK_OUT	"/tmp/kcore_bench_walk.out"
 #define WALKS		"30"
-#define ROUNDS		3
+#define ROUNDS		5
 #define SLEEPERS	400	/* tasks beside the VM's own: a walk worth timing */
 #define MODULE		"/lib/kmem_ro.ko"
 #define NOBODY		65534
