@@ -162,7 +162,7 @@ struct kdev;
 
 /*
  * What of a segment the device's mapping holds: [lo, hi) of its addresses
- * at base; lo == hi for none.  Found once per file (kfile_windows()), so
+ * at base; lo == hi for none.  Found once per file (kfile_new()), so
  * that a read needs a compare, not a translation.
  */
 struct kwin {
