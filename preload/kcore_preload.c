@@ -160,6 +160,17 @@ struct kshared {
 
 struct kdev;
 
+/*
+ * What of a segment the device's mapping holds: [lo, hi) of its addresses
+ * at base; lo == hi for none.  Found once per file (kfile_new()), so
+ * that a read needs a compare, not a translation.
+ */
+struct kwin {
+	uint64_t lo;
+	uint64_t hi;
+	const unsigned char *base;
+};
+
 /**
  * struct kfile - an open /proc/kcore (open file description), this
  *	process's view
@@ -168,6 +179,8 @@ struct kdev;
  * @sh: the shared part
  * @sh_len: its mapping's length
  * @dev: the device it reads through
+ * @win: per segment of @sh, what the device's mapping holds of it
+ * @len: length of this allocation
  */
 struct kfile {
 	struct retired node;
@@ -175,6 +188,8 @@ struct kfile {
 	struct kshared *sh;
 	size_t sh_len;
 	struct kdev *dev;
+	struct kwin *win;
+	size_t len;
 };
 
 /* A read-only mapping of one mappable range, rounded inward to pages. */
@@ -773,35 +788,6 @@ static void wr_add(uintptr_t lo, uintptr_t hi)
 
 /* ---- serving reads ---------------------------------------------------- */
 
-/* Safe to serve from the mapping: mapped as kcore maps it, for good. */
-static bool mappable(const struct kdev *d, const struct kseg *s, uint64_t vaddr,
-		     size_t n)
-{
-	const struct kmem_ro_info *in = &d->info;
-
-	if (s->kind == SEG_RAM)
-		return true;
-	/*
-	 * Past the text the image has holes the kernel freed (init, the
-	 * gaps around rodata): kcore reads them as zeros through the
-	 * unmapped image address, a mapping of their physical pages would
-	 * show whatever reuses them.  READV reads the image address too.
-	 */
-	return s->kind == SEG_IMAGE && vaddr >= in->text_start &&
-	       vaddr < in->text_end && n <= in->text_end - vaddr;
-}
-
-/* Where the mapping holds [vaddr, vaddr + n), or NULL. */
-static const void *dev_src(const struct kdev *d, uint64_t vaddr, size_t n)
-{
-	uint64_t phys;
-	int i = kmemdev__translate(&d->info, d->range, d->nr, vaddr, n, &phys);
-
-	if (i < 0 || !d->map[i].base)
-		return NULL;
-	return d->map[i].base + (phys - d->map[i].start);
-}
-
 /* One READV segment straight into buf: bytes read (short if a later page
  * failed), or a negative errno. */
 static int64_t readv_some(int fd, uint64_t vaddr, void *buf, size_t n)
@@ -868,25 +854,25 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 			unsigned char *buf, size_t n, uint64_t off)
 {
 	const struct kdev *d = kf->dev;
+	const struct kwin *w = &kf->win[s - kf->sh->seg];
 	uint64_t vaddr = s->vaddr + (off - s->off);
-	const void *src = NULL;
-	unsigned long gen;
-	uintptr_t lo, hi;
+	unsigned long gen = 0;
+	uintptr_t lo = 0, hi = 0;
 	size_t done = 0;
-	bool known;
+	bool known = true;	/* READV only: nothing to learn */
 	int dfd;
 
-	if (!span(buf, n, &lo, &hi)) {
-		errno = EFAULT;
-		return -1;
-	}
-	gen = atomic_load_explicit(&as_gen, memory_order_acquire);
-	known = known_writable(lo, hi, gen);
-	if (known && mappable(d, s, vaddr, n))
-		src = dev_src(d, vaddr, n);
-	if (src) {
-		memcpy(buf, src, n);
-		return (ssize_t)n;
+	if (vaddr >= w->lo && vaddr < w->hi && n <= w->hi - vaddr) {
+		if (!span(buf, n, &lo, &hi)) {
+			errno = EFAULT;
+			return -1;
+		}
+		gen = atomic_load_explicit(&as_gen, memory_order_acquire);
+		known = known_writable(lo, hi, gen);
+		if (known) {
+			memcpy(buf, w->base + (vaddr - w->lo), n);
+			return (ssize_t)n;
+		}
 	}
 	dfd = atomic_load(&d->fd);
 	while (done < n) {
@@ -1127,7 +1113,7 @@ static void kfile_free(struct retired *r)
 	struct kfile *kf = (struct kfile *)r;
 
 	page_free(kf->sh, kf->sh_len);
-	page_free(kf, sizeof(*kf));
+	page_free(kf, kf->len);
 }
 
 static void dev_unmap(struct kdev *d);
@@ -1563,6 +1549,63 @@ out:
 }
 
 /*
+ * Where the device's mapping holds segment s: the part of [a, b) (its
+ * addresses that may come from the mapping) that one mapped range holds,
+ * phys = vaddr - delta.  RAM: the whole segment.  The image: its text
+ * only; past the text the image has holes the kernel freed (init, the
+ * gaps around rodata): kcore reads them as zeros through the unmapped
+ * image address, a mapping of their physical pages would show whatever
+ * reuses them.  READV reads the image address too.
+ */
+static struct kwin seg_window(const struct kdev *d, const struct kseg *s, uint64_t size)
+{
+	const struct kmem_ro_info *in = &d->info;
+	uint64_t a = s->vaddr, b = s->vaddr + size, delta;
+
+	if (s->kind == SEG_RAM) {
+		delta = in->page_offset;
+	} else if (s->kind == SEG_IMAGE && in->text_start < in->text_end) {
+		delta = in->kernel_map - in->phys_base;
+		a = a > in->text_start ? a : in->text_start;
+		b = b < in->text_end ? b : in->text_end;
+	} else {
+		return (struct kwin){ 0 };
+	}
+	for (unsigned int i = 0; a < b && i < d->nr; i++) {
+		const struct kmap *m = &d->map[i];
+		uint64_t lo = a - delta, hi = b - delta;
+
+		if (!m->base)
+			continue;
+		lo = lo > m->start ? lo : m->start;
+		hi = hi < m->start + m->len ? hi : m->start + m->len;
+		if (lo < hi)
+			return (struct kwin){ lo + delta, hi + delta, m->base + (lo - m->start) };
+	}
+	return (struct kwin){ 0 };
+}
+
+/* The kfile for sh read through d, its windows found; NULL if out of memory. */
+static struct kfile *kfile_new(struct kdev *d, struct kshared *sh, size_t sh_len)
+{
+	size_t len = sizeof(struct kfile) + sh->nr * sizeof(struct kwin);
+	struct kfile *kf = page_alloc(len, false);
+
+	if (!kf)
+		return NULL;
+	kf->len = len;
+	kf->win = (struct kwin *)(kf + 1);
+	for (unsigned int i = 0; i < sh->nr; i++)
+		kf->win[i] = seg_window(d, &sh->seg[i], sh->seg[i].end - sh->seg[i].off);
+	atomic_init(&kf->refs, 1);
+	kf->sh = sh;
+	kf->sh_len = sh_len;
+	kf->dev = d;
+	kf->node.free = kfile_free;
+	return kf;
+}
+
+/*
  * The kcore this device serves (kcore_synth.c): its segments in a
  * MAP_SHARED page (*shp, *lenp), its header in the file returned; -1 with
  * errno (EPERM: the device refuses reads, as kcore under lockdown).
@@ -1674,7 +1717,7 @@ out:
 static int kcore_open(int dirfd, const char *path, int flags)
 {
 	struct kshared *sh = NULL;
-	struct kfile *kf, *prev;
+	struct kfile *kf = NULL, *prev;
 	struct in_shim c;
 	struct kdev *d;
 	sigset_t old;
@@ -1687,36 +1730,30 @@ static int kcore_open(int dirfd, const char *path, int flags)
 	}
 	block_signals(&old);
 	enter(&c);
-	kf = page_alloc(sizeof(*kf), false);
-	d = kf ? dev_get() : NULL;
+	d = dev_get();
 	if (d) {
 		fd = synth_new(d, flags, &sh, &len);
+		kf = fd >= 0 ? kfile_new(d, sh, len) : NULL;
 		if (fd < 0) {
 			err = errno;
 			fd = err == EPERM ? -1 : NOT_KCORE;
-		} else if (fd >= KCORE_FD_MAX) {
+		} else if (fd >= KCORE_FD_MAX || !kf) {
 			CALL_REAL(close, -1, fd);
 			page_free(sh, len);
+			if (kf)
+				page_free(kf, kf->len);
 			fd = NOT_KCORE;
 		}
 	}
 	if (fd >= 0) {
 		drop(fd, false);	/* closed behind our back (a raw syscall) */
 		atomic_store(&sh->pos, 0);
-		atomic_init(&kf->refs, 1);
-		kf->sh = sh;
-		kf->sh_len = len;
-		kf->dev = d;
-		kf->node.free = kfile_free;
 		prev = atomic_exchange(&fds[fd], kf);
 		if (prev)
 			put_file(prev);
-		kf = NULL;
 	} else if (d && atomic_fetch_sub(&d->files, 1) == 1) {
 		dev_retire(d);
 	}
-	if (kf)
-		page_free(kf, sizeof(*kf));
 	leave(&c);
 	restore_signals(&old);
 	errno = err && fd == -1 ? err : saved;
