@@ -250,7 +250,7 @@ static int read_alloc(struct kmemdev *h, uint64_t addr, size_t len, void **out)
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	err = kmemdev_read(h, addr, buf, len);
+	err = kmemdev__read_scratch(h, addr, buf, len);
 	if (err) {
 		free(buf);
 		return err;
