@@ -246,6 +246,7 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 	}
 
 	for (i = 0; i < t->num_syms && !err; i++) {
+		bool maybe_name = true;
 		size_t len, n = 0;
 
 		if (off >= t->names_len)
@@ -262,14 +263,19 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			off += len;
 			continue;
 		}
-		/* kallsyms_expand_symbol(), truncating as it does. */
-		for (; len && n < 1 + WANT_PREFIX; len--) {
+		/*
+		 * kallsyms_expand_symbol(), truncating as it does; with
+		 * @t->want, a name that no wanted one begins like is left
+		 * after the token that tells.
+		 */
+		for (; len && n < 1 + WANT_PREFIX && maybe_name; len--) {
 			const char *tok = t->tokens + t->token_index[t->names[off++]];
 
 			for (; *tok && n < sizeof(name) - 1; tok++)
 				name[n++] = *tok;
+			maybe_name = !t->want || n < 2 || wanted(&keys, name + 1, n - 1);
 		}
-		if (t->want && !wanted(&keys, name + 1, n - (n > 0))) {
+		if (!maybe_name) {
 			off += len;
 			continue;
 		}
