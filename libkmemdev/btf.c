@@ -77,7 +77,7 @@ static int btf_read_kernel(struct kmemdev *h, int fd, void *buf, size_t size)
 	uint64_t at = btf_device_addr(h, size);
 
 	if (at && pread(fd, first, head, 0) == (ssize_t)head &&
-	    !kmemdev_read(h, at, buf, size) && !memcmp(buf, first, head))
+	    !kmemdev__read_scratch(h, at, buf, size) && !memcmp(buf, first, head))
 		return 0;
 	while (got < size) {
 		ssize_t n = pread(fd, (char *)buf + got, size - got, (off_t)got);

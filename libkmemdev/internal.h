@@ -387,6 +387,13 @@ KMEMDEV_INTERNAL int kmemdev__maps_init(struct kmemdev *h,
 KMEMDEV_INTERNAL void kmemdev__maps_release(struct kmemdev *h);
 
 /*
+ * kmemdev_read() for a buffer the caller discards on failure: what it
+ * holds then is undefined (READV writes into it directly, no bounce).
+ */
+KMEMDEV_INTERNAL int kmemdev__read_scratch(struct kmemdev *h, uint64_t kaddr,
+					   void *buf, size_t len);
+
+/*
  * 0 if the handle is a device whose driver has feature bit @feat (an ioctl
  * of the kmem_ro.h KMEM_RO_FEAT_* list), -EOPNOTSUPP otherwise.
  */

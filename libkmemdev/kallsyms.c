@@ -137,17 +137,56 @@ static uint64_t sym_address(const struct kmemdev_kallsyms *t, bool absolute_perc
 	return t->relative_base - 1 - (uint64_t)(int64_t)off;
 }
 
-/* Characters of a name compared before the rest is expanded. */
-#define WANT_PREFIX	4
+/*
+ * Characters of a name compared before the rest is expanded.  6.1 has no
+ * kallsyms_seqs_of_names (6.2+) to search by name, so a by-name pass runs
+ * this filter on a good part of ~100k names: it compares each wanted
+ * name's first bytes as one 64-bit number, with no call per name.
+ */
+#define WANT_PREFIX	8
+
+/* The wanted names' first WANT_PREFIX bytes, zero-padded, as numbers. */
+struct want_keys {
+	uint64_t mask[WANT_PREFIX + 1];	/* [n]: the first n bytes set */
+	uint64_t *key;
+	size_t n;
+};
+
+static uint64_t first_bytes(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static int keys_init(const struct kmemdev_kallsyms *t, struct want_keys *k)
+{
+	k->n = t->nwant;
+	k->key = calloc(k->n ? k->n : 1, sizeof(*k->key));
+	if (!k->key)
+		return -ENOMEM;
+	for (size_t w = 0; w < k->n; w++)
+		strncpy((char *)&k->key[w], t->want[w], WANT_PREFIX);
+	for (int i = 0; i <= WANT_PREFIX; i++) {
+		k->mask[i] = 0;
+		memset(&k->mask[i], 0xff, (size_t)i);	/* byte order neutral */
+	}
+	return 0;
+}
 
 /*
  * Whether a name beginning with @p (@n characters expanded so far, at
- * least WANT_PREFIX unless that is all of it) may be one of @t->want.
+ * least WANT_PREFIX unless that is all of it; @p readable for
+ * WANT_PREFIX bytes) may be one of the wanted names.
  */
-static bool wanted(const struct kmemdev_kallsyms *t, const char *p, size_t n)
+static bool wanted(const struct want_keys *k, const char *p, size_t n)
 {
-	for (size_t w = 0; w < t->nwant; w++)
-		if (!strncmp(t->want[w], p, n < WANT_PREFIX ? n : WANT_PREFIX))
+	uint64_t m = k->mask[n < WANT_PREFIX ? n : WANT_PREFIX];
+	uint64_t v = first_bytes(p) & m;
+
+	for (size_t w = 0; w < k->n; w++)
+		if ((k->key[w] & m) == v)
 			return true;
 	return false;
 }
@@ -157,14 +196,21 @@ static bool wanted(const struct kmemdev_kallsyms *t, const char *p, size_t n)
  * @t->want (the type letter, then at least one character that no wanted
  * name has there), so most names are skipped after one byte.
  */
-static void first_tokens(const struct kmemdev_kallsyms *t, bool maybe[256])
+static void first_tokens(const struct kmemdev_kallsyms *t,
+			 const struct want_keys *k, bool maybe[256])
 {
 	for (int i = 0; i < 256; i++) {
 		const char *tok = t->tokens + t->token_index[i];
+		char head[WANT_PREFIX + 1] = { 0 };
 		size_t n = strlen(tok);
 
 		/* too short to decide without the next tokens */
-		maybe[i] = n < 2 || wanted(t, tok + 1, n - 1);
+		if (n < 2) {
+			maybe[i] = true;
+			continue;
+		}
+		strncpy(head, tok + 1, WANT_PREFIX);
+		maybe[i] = wanted(k, head, n - 1);
 	}
 }
 
@@ -172,10 +218,12 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			     kmemdev__sym_fn fn, void *arg)
 {
 	bool absolute_percpu = false, maybe[256];
-	char name[KSYM_NAME_LEN + 1];	/* the type letter, then the name */
+	/* the type letter, then the name; wanted() reads 8 bytes of it */
+	char name[KSYM_NAME_LEN + 1] = { 0 };
+	struct want_keys keys = { 0 };
 	size_t off = 0;
 	uint32_t i;
-	int err;
+	int err = 0;
 
 	for (i = 0; i < 256; i++)
 		if (t->token_index[i] >= t->tokens_len ||
@@ -190,34 +238,44 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 	for (i = 0; t->has_relative_base && i < t->num_syms; i++)
 		if (t->offsets[i] < 0)
 			absolute_percpu = true;
-	if (t->want)
-		first_tokens(t, maybe);
+	if (t->want) {
+		err = keys_init(t, &keys);
+		if (err)
+			return err;
+		first_tokens(t, &keys, maybe);
+	}
 
-	for (i = 0; i < t->num_syms; i++) {
+	for (i = 0; i < t->num_syms && !err; i++) {
+		bool maybe_name = true;
 		size_t len, n = 0;
 
 		if (off >= t->names_len)
-			return -EPROTO;
+			break;
 		len = t->names[off++];
 		if (len & 0x80) {	/* a "big" symbol: two length bytes */
 			if (off >= t->names_len)
-				return -EPROTO;
+				break;
 			len = (len & 0x7f) | (size_t)t->names[off++] << 7;
 		}
 		if (len > t->names_len - off)
-			return -EPROTO;
+			break;
 		if (i < t->first || (t->want && len && !maybe[t->names[off]])) {
 			off += len;
 			continue;
 		}
-		/* kallsyms_expand_symbol(), truncating as it does. */
-		for (; len && n < 1 + WANT_PREFIX; len--) {
+		/*
+		 * kallsyms_expand_symbol(), truncating as it does; with
+		 * @t->want, a name that no wanted one begins like is left
+		 * after the token that tells.
+		 */
+		for (; len && n < 1 + WANT_PREFIX && maybe_name; len--) {
 			const char *tok = t->tokens + t->token_index[t->names[off++]];
 
 			for (; *tok && n < sizeof(name) - 1; tok++)
 				name[n++] = *tok;
+			maybe_name = !t->want || n < 2 || wanted(&keys, name + 1, n - 1);
 		}
-		if (t->want && !wanted(t, name + 1, n - (n > 0))) {
+		if (!maybe_name) {
 			off += len;
 			continue;
 		}
@@ -233,10 +291,11 @@ int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 			continue;
 		err = fn(arg, sym_address(t, absolute_percpu, i), name[0],
 			 name + 1, NULL);
-		if (err)
-			return err;
 	}
-	return 0;
+	free(keys.key);
+	if (err)
+		return err;
+	return i < t->num_syms ? -EPROTO : 0;
 }
 
 /* Read [addr, addr + len) into a new buffer. */
@@ -250,7 +309,7 @@ static int read_alloc(struct kmemdev *h, uint64_t addr, size_t len, void **out)
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	err = kmemdev_read(h, addr, buf, len);
+	err = kmemdev__read_scratch(h, addr, buf, len);
 	if (err) {
 		free(buf);
 		return err;

@@ -340,13 +340,16 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
  * buffer, so that a failed read leaves buf as it was, as the mmap path
  * does.  A short result means a later page failed: -EFAULT for the rest.
  */
-static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
+static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
+		      bool scratch)
 {
 	unsigned char stack[READV_STACK_BOUNCE], *bounce = stack;
 	struct kmem_ro_iov iov;
 	int err;
 
-	if (len > sizeof(stack)) {
+	if (scratch)
+		bounce = buf;
+	else if (len > sizeof(stack)) {
 		bounce = malloc(len);
 		if (!bounce)
 			return -ENOMEM;
@@ -362,15 +365,16 @@ static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
 			err = iov.result < -4095 ? -EIO : (int)iov.result;
 		else if ((uint64_t)iov.result < len)
 			err = -EFAULT;
-		else
+		else if (bounce != buf)
 			memcpy(buf, bounce, len);
 	}
-	if (bounce != stack)
+	if (bounce != stack && bounce != buf)
 		free(bounce);
 	return err;
 }
 
-int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
+static int read_any(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
+		    bool scratch)
 {
 	const void *src;
 	int err;
@@ -386,9 +390,25 @@ int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
 	 */
 	if ((err == -ENXIO || err == -EOPNOTSUPP || err == -EPERM) &&
 	    (h->info.features & KMEM_RO_FEAT_READV))
-		return read_readv(h, kaddr, buf, len);
+		return read_readv(h, kaddr, buf, len, scratch);
 	if (err)
 		return err;
 	memcpy(buf, src, len);
 	return 0;
+}
+
+int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
+{
+	return read_any(h, kaddr, buf, len, false);
+}
+
+/*
+ * The library's own reads of whole tables (kallsyms, BTF: megabytes) into
+ * a buffer they throw away on failure: READV fills it directly, without a
+ * bounce buffer as large, which would double the memory touched (a page
+ * fault per 4 KiB) and add a copy.
+ */
+int kmemdev__read_scratch(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
+{
+	return read_any(h, kaddr, buf, len, true);
 }

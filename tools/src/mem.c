@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ktype.h"
 #include "mem.h"
 #include "parse.h"
 
@@ -38,6 +39,27 @@ struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb)
 		     KMEMDEV_KCORE, err == -ENOEXEC ?
 		     kmemdev_strerror(KMEMDEV_OP_OPEN, err) : strerror(-err));
 	return NULL;
+}
+
+struct kmemdev *mem_open_typed(const struct kmemctl *ctx, const char *verb,
+			       const char *expr, struct ktypes *kt)
+{
+	struct kmemdev *h = mem_open(ctx, verb);
+	uint64_t addr;
+
+	if (!h)
+		return NULL;
+	/*
+	 * The symbol first: its by-name pass over the kernel's names (6.1
+	 * has no kallsyms_seqs_of_names to search) also finds where the BTF
+	 * is, so the BTF load below makes no pass of its own.  Its errors
+	 * are the caller's to report, after the type's.
+	 */
+	if (expr)
+		kmemdev_parse_addr(h, expr, &addr);
+	if (ktypes_load_with(kt, h))
+		memset(kt, 0, sizeof(*kt));	/* tspec_resolve() says why */
+	return h;
 }
 
 int mem_open_at(const struct kmemctl *ctx, const char *verb, const char *expr,

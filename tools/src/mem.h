@@ -27,6 +27,18 @@ struct kmemdev *mem_open(const struct kmemctl *ctx, const char *verb);
 int mem_open_at(const struct kmemctl *ctx, const char *verb, const char *expr,
 		struct kmemdev **h, uint64_t *addr);
 
+struct ktypes;
+
+/*
+ * mem_open() for a verb that reads an object at @expr (NULL: none yet) by
+ * its BTF type: @kt's vmlinux BTF comes from the same handle (one open,
+ * one pass over the kernel's symbols, not one per handle).  ktypes_free()
+ * @kt before kmemdev_close() of the handle.  If the BTF cannot come from
+ * it, @kt stays empty and tspec_resolve() loads it as without a handle.
+ */
+struct kmemdev *mem_open_typed(const struct kmemctl *ctx, const char *verb,
+			       const char *expr, struct ktypes *kt);
+
 /* Why kmemdev_read() of @h failed with @err, in a few words. */
 const char *mem_reason(struct kmemdev *h, int err);
 

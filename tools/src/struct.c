@@ -224,39 +224,31 @@ static int show_percpu(struct kmemdev *h, const struct tspec *ts,
 	return rc;
 }
 
-static int show(const struct kmemctl *ctx, const struct tspec *ts,
-		const char *spec, const char *expr, int64_t cpu, bool json,
-		int depth)
+static int show(struct kmemdev *h, const struct tspec *ts, const char *spec,
+		const char *expr, int64_t cpu, bool json, int depth)
 {
-	struct kmemdev *h;
 	uint64_t addr;
 	struct json j;
 	int rc;
 
-	rc = mem_open_at(ctx, "struct", expr, &h, &addr);
+	rc = parse_addr_or_fail(h, "struct", expr, &addr);
 	if (rc)
-		goto out;
+		return rc;
 	/*
 	 * A symbol of the per-CPU section names every CPU's copy; a bare
 	 * 0x... only with --cpu (with zero-based per-CPU symbols, as on
 	 * x86-64 before 6.15, it would otherwise be a user address).
 	 */
-	if ((cpu >= 0 || !parse_is_hex(expr)) && percpu_is_var(h, addr)) {
-		rc = show_percpu(h, ts, spec, addr, cpu, json, depth);
-		goto out;
-	}
+	if ((cpu >= 0 || !parse_is_hex(expr)) && percpu_is_var(h, addr))
+		return show_percpu(h, ts, spec, addr, cpu, json, depth);
 	if (cpu >= 0) {
 		kmemctl_fail("struct %.60s at 0x%" PRIx64 ": --cpu: not a "
 			     "per-CPU variable", spec, addr);
-		rc = KMEMCTL_EXIT_ERROR;
-		goto out;
+		return KMEMCTL_EXIT_ERROR;
 	}
 	if (json)
 		json_init(&j, stdout);
-	rc = show_one(h, ts, spec, addr, -1, json ? &j : NULL, depth);
-out:
-	kmemdev_close(h);
-	return rc;
+	return show_one(h, ts, spec, addr, -1, json ? &j : NULL, depth);
 }
 
 struct struct_opts {
@@ -283,6 +275,7 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 	};
 	struct struct_opts o = { .depth = UNSET, .cpu = UNSET };
 	struct ktypes kt = { 0 };
+	struct kmemdev *h = NULL;
 	bool json, layout;
 	int rc, depth;
 	int64_t cpu;
@@ -307,15 +300,21 @@ int kmemctl_struct(const struct kmemctl *ctx, int argc, char **argv)
 	if (kmemctl_operands("struct", argc, argv, 0, 2, NULL))
 		return KMEMCTL_EXIT_USAGE;
 
+	if (!layout) {
+		h = mem_open_typed(ctx, "struct", argv[optind + 1], &kt);
+		if (!h)
+			return KMEMCTL_EXIT_ERROR;
+	}
 	rc = tspec_resolve(&kt, "struct", argv[optind], &ts);
 	if (rc)
 		goto out;
 	if (layout)
 		rc = type_only(&ts, argv[optind], json, depth < 0 ? 1 : depth);
 	else
-		rc = show(ctx, &ts, argv[optind], argv[optind + 1], cpu, json,
+		rc = show(h, &ts, argv[optind], argv[optind + 1], cpu, json,
 			  depth);
 out:
 	ktypes_free(&kt);
+	kmemdev_close(h);
 	return rc;
 }
