@@ -16,7 +16,8 @@
  * Not part of make check: crash needs the kernel's DWARF vmlinux (the
  * -dbg package, about 1 GB) and runs minutes under TCG.  tests/vm/crash.sh
  * fetches both from Debian and lays them out in the guest (/crash/vmlinux,
- * crash and the libraries of its Debian release); `make check-crash`.
+ * crash and the libraries of its Debian release, over the guest's or in
+ * the private tree /crash/root); `make check-crash`.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,10 @@
 #include "vmtest.h"
 
 #define CRASH		"/usr/bin/crash"
+/* a private tree of crash's Debian release, started through its own ld.so */
+#define ROOT		"/crash/root"
+#define ROOT_LDSO	ROOT "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+#define ROOT_LIBS	ROOT "/usr/lib/x86_64-linux-gnu"
 #define VMLINUX		"/crash/vmlinux"
 #define PRELOAD		"/usr/lib/x86_64-linux-gnu/kmemdev/libkmemdev-kcore.so"
 #define CMDS		"/tmp/crash.cmds"
@@ -66,6 +71,8 @@ static int exec_crash(void *arg)
 	const struct run *r = arg;
 	char *argv[] = { CRASH, "-s", "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore",
 			 NULL };
+	char *in_root[] = { ROOT_LDSO, "--library-path", ROOT_LIBS, ROOT CRASH, "-s",
+			    "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore", NULL };
 	char *plain[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb", NULL };
 	char *pre[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb",
 			"LD_PRELOAD=" PRELOAD, NULL };
@@ -74,14 +81,18 @@ static int exec_crash(void *arg)
 
 	if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		return 126;
-	execve(CRASH, argv, r->preload ? pre : plain);
+	if (!access(ROOT CRASH, X_OK))
+		execve(ROOT_LDSO, in_root, r->preload ? pre : plain);
+	else
+		execve(CRASH, argv, r->preload ? pre : plain);
 	return 127;
 }
 
 /*
  * crash's ps: "[>] PID PPID CPU TASK ST %MEM VSZ RSS COMM", kernel
- * threads' COMM in brackets.  crash itself and its gdb's threads ("gdb
- * worker": their pids differ per run) are left out.
+ * threads' COMM in brackets.  crash itself (started through ld.so its
+ * comm is ld.so's name) and its gdb's threads ("gdb worker": their pids
+ * differ per run) are left out.
  */
 static void parse_ps_line(struct run *r, const char *line)
 {
@@ -96,7 +107,8 @@ static void parse_ps_line(struct run *r, const char *line)
 		   task, st, mem, vsz, rss, &n) != 8 || !n)
 		return;
 	comm = line + n;
-	if (!strcmp(comm, "crash") || !strcmp(comm, "gdb worker"))
+	if (!strcmp(comm, "crash") || !strcmp(comm, "ld-linux-x86-64") ||
+	    !strcmp(comm, "gdb worker"))
 		return;
 	ck_assert_int_lt(r->ntasks, MAX_TASKS);
 	r->task[r->ntasks].pid = pid;
