@@ -58,6 +58,7 @@ struct task {
 struct run {
 	bool member;
 	bool preload;
+	bool version;	/* crash --version, no session */
 	const char *out;
 	/* parsed */
 	struct task task[MAX_TASKS];
@@ -68,23 +69,33 @@ struct run {
 
 static int exec_crash(void *arg)
 {
+	static const char *const session_args[] = { "-s", "--no_crashrc", "-i", CMDS,
+						    VMLINUX, "/proc/kcore", NULL };
+	static const char *const version_args[] = { "--version", NULL };
 	const struct run *r = arg;
-	char *argv[] = { CRASH, "-s", "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore",
-			 NULL };
-	char *in_root[] = { ROOT_LDSO, "--library-path", ROOT_LIBS, ROOT CRASH, "-s",
-			    "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore", NULL };
+	const char *const *args = r->version ? version_args : session_args;
+	const char *argv[16];
 	char *plain[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb", NULL };
 	char *pre[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb",
 			"LD_PRELOAD=" PRELOAD, NULL };
 	int fd = open(r->out, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int n = 0;
 
 	if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		return 126;
-	if (!access(ROOT CRASH, X_OK))
-		execve(ROOT_LDSO, in_root, r->preload ? pre : plain);
-	else
-		execve(CRASH, argv, r->preload ? pre : plain);
+	if (!access(ROOT CRASH, X_OK)) {
+		argv[n++] = ROOT_LDSO;
+		argv[n++] = "--library-path";
+		argv[n++] = ROOT_LIBS;
+		argv[n++] = ROOT CRASH;
+	} else {
+		argv[n++] = CRASH;
+	}
+	while (*args)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	execve(argv[0], (char **)argv, r->preload ? pre : plain);
 	return 127;
 }
 
@@ -204,6 +215,26 @@ static void show(const char *what, const char *path)
 	free(out);
 }
 
+/* The record names the crash that ran ("crash 9.0.2" -> version=9.0.2). */
+static void print_version(void)
+{
+	static struct run v = { .version = true, .out = "/tmp/crash_version.out" };
+	int fd = open(v.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *out, *line, version[32] = "unknown";
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	vt_run_as(0, 0, -1, exec_crash, &v);
+	out = vt_slurp(v.out, NULL);
+	line = out;
+	if (strncmp(line, "crash ", 6) && (line = strstr(out, "\ncrash ")))
+		line++;
+	if (line)
+		sscanf(line, "crash %31s", version);
+	free(out);
+	printf("@@CRASH op crash version=%s\n", version);
+}
+
 /*
  * Root's sessions before and after the member's: a task that lived
  * through both must be in the member's list, and each of the member's must
@@ -216,6 +247,7 @@ START_TEST(crash_ps_and_sym_as_member)
 
 	vt_write_file("/proc/sys/kernel/perf_event_paranoid", "3");
 	write_cmds();
+	print_version();
 
 	/* without the preload, kcore (CAP_SYS_RAWIO) refuses the member */
 	rc = session(&nopre, true, false, "/tmp/crash_nopreload.out");
