@@ -15,10 +15,15 @@
 # keeps in $KMEM_RO_CACHE/apt for trixie's):
 #  - the -dbg package's vmlinux, given a .gdb_index (gdb-add-index) so
 #    that crash's gdb does not scan all of its DWARF at start-up;
-#  - crash of CRASH_SUITE (default trixie: 8.0.6; bookworm's 8.0.2
-#    cannot start on Debian's 6.1, see docs/crash.md) and the libraries
-#    it and the preload need, of that suite: the guest gets that suite's
-#    libc in an extra initramfs archive (run.sh's VM_EXTRA_CPIO).
+#  - crash of CRASH_SUITE and the libraries it and the preload need, of
+#    that suite, in an extra initramfs archive (run.sh's VM_EXTRA_CPIO).
+#    Default trixie (8.0.6; bookworm's 8.0.2 cannot start on Debian's
+#    6.1), or sid (9.0.2).  On 7.3 neither starts, even as root on plain
+#    kcore (docs/crash.md).  trixie's tree lies over the guest's own
+#    (bookworm's) libraries and crash is /usr/bin/crash; sid's needs
+#    glibc 2.42, newer than anything else in the guest was built for, so
+#    it stays a private tree, /crash/root, and crash_test.c starts crash
+#    through that tree's ld.so (ld-linux-x86-64.so.2 --library-path).
 # The run is recorded in tests/vm/crash-results.txt (tests/vm/record.sh:
 # date, commit, driver, kernel, result, tasks, seconds).
 set -euo pipefail
@@ -32,6 +37,12 @@ SUITE=${CRASH_SUITE:-trixie}
 # crash's NEEDED libraries and the preload's (libbpf, libelf, zlib)
 LIBS="libc6 libgcc-s1 libstdc++6 libncursesw6 libtinfo6 liblzo2-2 libsnappy1v5
       libzstd1 libbpf1 libelf1t64 zlib1g"
+# where SUITE's tree goes in the guest (see above); 9.0's gdb 16 also
+# needs gmp and mpfr
+case $SUITE in
+sid) root=/crash/root LIBS="$LIBS libgmp10 libmpfr6" ;;
+*) root=/ ;;
+esac
 work=$BUILD/crash
 log() { printf 'crash: %s\n' "$*" >&2; }
 
@@ -92,9 +103,6 @@ if [ ! -x "$guest/usr/bin/crash" ]; then
 	log "downloading crash and its libraries from $SUITE"
 	(cd "$work/debs/$SUITE" && apt_get "$SUITE" download -qq "${pkgs[@]/%//$SUITE}")
 	for d in "$work/debs/$SUITE"/*.deb; do dpkg -x "$d" "$guest.tmp"; done
-	# the ELF interpreter where crash's PT_INTERP names it
-	mkdir -p "$guest.tmp/lib64"
-	ln -sf /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$guest.tmp/lib64/"
 	rm -rf "$guest"
 	mv "$guest.tmp" "$guest"
 fi
@@ -106,8 +114,13 @@ log "$("$guest/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
 make -s -C "$top" preload vm-binaries test-modules KERNELS="$KERNEL" >&2
 stage=$work/extra-$KERNEL
 rm -rf "$stage"
-mkdir -p "$stage"
-cp -a "$guest/." "$stage/"
+mkdir -p "$stage$root"
+cp -a "$guest/." "$stage$root/"
+if [ "$root" = / ]; then
+	# the ELF interpreter where crash's PT_INTERP names it
+	mkdir -p "$stage/lib64"
+	ln -sf /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$stage/lib64/"
+fi
 install -D -m 0755 "$top/preload/libkmemdev-kcore.so" \
 	"$stage/usr/lib/x86_64-linux-gnu/kmemdev/libkmemdev-kcore.so"
 mkdir -p "$stage/crash"

@@ -16,7 +16,8 @@
  * Not part of make check: crash needs the kernel's DWARF vmlinux (the
  * -dbg package, about 1 GB) and runs minutes under TCG.  tests/vm/crash.sh
  * fetches both from Debian and lays them out in the guest (/crash/vmlinux,
- * crash and the libraries of its Debian release); `make check-crash`.
+ * crash and the libraries of its Debian release, over the guest's or in
+ * the private tree /crash/root); `make check-crash`.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,10 @@
 #include "vmtest.h"
 
 #define CRASH		"/usr/bin/crash"
+/* a private tree of crash's Debian release, started through its own ld.so */
+#define ROOT		"/crash/root"
+#define ROOT_LDSO	ROOT "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+#define ROOT_LIBS	ROOT "/usr/lib/x86_64-linux-gnu"
 #define VMLINUX		"/crash/vmlinux"
 #define PRELOAD		"/usr/lib/x86_64-linux-gnu/kmemdev/libkmemdev-kcore.so"
 #define CMDS		"/tmp/crash.cmds"
@@ -53,6 +58,7 @@ struct task {
 struct run {
 	bool member;
 	bool preload;
+	bool version;	/* crash --version, no session */
 	const char *out;
 	/* parsed */
 	struct task task[MAX_TASKS];
@@ -63,25 +69,41 @@ struct run {
 
 static int exec_crash(void *arg)
 {
+	static const char *const session_args[] = { "-s", "--no_crashrc", "-i", CMDS,
+						    VMLINUX, "/proc/kcore", NULL };
+	static const char *const version_args[] = { "--version", NULL };
 	const struct run *r = arg;
-	char *argv[] = { CRASH, "-s", "--no_crashrc", "-i", CMDS, VMLINUX, "/proc/kcore",
-			 NULL };
+	const char *const *args = r->version ? version_args : session_args;
+	const char *argv[16];
 	char *plain[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb", NULL };
 	char *pre[] = { "PATH=/bin:/usr/bin", "HOME=/tmp", "TERM=dumb",
 			"LD_PRELOAD=" PRELOAD, NULL };
 	int fd = open(r->out, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int n = 0;
 
 	if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		return 126;
-	execve(CRASH, argv, r->preload ? pre : plain);
+	if (!access(ROOT CRASH, X_OK)) {
+		argv[n++] = ROOT_LDSO;
+		argv[n++] = "--library-path";
+		argv[n++] = ROOT_LIBS;
+		argv[n++] = ROOT CRASH;
+	} else {
+		argv[n++] = CRASH;
+	}
+	while (*args)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	execve(argv[0], (char **)argv, r->preload ? pre : plain);
 	return 127;
 }
 
 /*
  * crash's ps: "[>] PID PPID CPU TASK ST %MEM VSZ RSS COMM", kernel
- * threads' COMM in brackets.  crash itself and its gdb's threads ("gdb
- * worker": their pids differ per run) are left out.
+ * threads' COMM in brackets.  crash itself (started through ld.so its
+ * comm is ld.so's name) and its gdb's threads ("gdb worker": their pids
+ * differ per run) are left out.
  */
 static void parse_ps_line(struct run *r, const char *line)
 {
@@ -96,7 +118,8 @@ static void parse_ps_line(struct run *r, const char *line)
 		   task, st, mem, vsz, rss, &n) != 8 || !n)
 		return;
 	comm = line + n;
-	if (!strcmp(comm, "crash") || !strcmp(comm, "gdb worker"))
+	if (!strcmp(comm, "crash") || !strcmp(comm, "ld-linux-x86-64") ||
+	    !strcmp(comm, "gdb worker"))
 		return;
 	ck_assert_int_lt(r->ntasks, MAX_TASKS);
 	r->task[r->ntasks].pid = pid;
@@ -192,6 +215,26 @@ static void show(const char *what, const char *path)
 	free(out);
 }
 
+/* The record names the crash that ran ("crash 9.0.2" -> version=9.0.2). */
+static void print_version(void)
+{
+	static struct run v = { .version = true, .out = "/tmp/crash_version.out" };
+	int fd = open(v.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *out, *line, version[32] = "unknown";
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	vt_run_as(0, 0, -1, exec_crash, &v);
+	out = vt_slurp(v.out, NULL);
+	line = out;
+	if (strncmp(line, "crash ", 6) && (line = strstr(out, "\ncrash ")))
+		line++;
+	if (line)
+		sscanf(line, "crash %31s", version);
+	free(out);
+	printf("@@CRASH op crash version=%s\n", version);
+}
+
 /*
  * Root's sessions before and after the member's: a task that lived
  * through both must be in the member's list, and each of the member's must
@@ -204,6 +247,7 @@ START_TEST(crash_ps_and_sym_as_member)
 
 	vt_write_file("/proc/sys/kernel/perf_event_paranoid", "3");
 	write_cmds();
+	print_version();
 
 	/* without the preload, kcore (CAP_SYS_RAWIO) refuses the member */
 	rc = session(&nopre, true, false, "/tmp/crash_nopreload.out");
