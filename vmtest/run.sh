@@ -30,6 +30,9 @@
 # VM_EXTRA_CPIO="A.cpio ..." appends those archives to every initramfs,
 # last (their files win): a tree too large or foreign for the stage, such as
 # tests/vm/crash.sh's crash, its Debian release's libraries and vmlinux.
+# VM_QEMU_ARGS="..." adds QEMU options to every boot, e.g. "-gdb tcp::1234"
+# to look into a hung guest with gdb and the kernel's vmlinux (boot it with
+# nokaslr in the group's extra column).
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -157,7 +160,7 @@ boot() {
 	extra=${extra//,/ }	# several arguments: comma-separated in tests/vm/groups
 	[[ $kernel == *-debug ]] && extra="no5lvl $extra"
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$tcg" -cpu max -smp 2 \
-		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" \
+		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" ${VM_QEMU_ARGS:-} \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 no_timer_check $extra" </dev/null
