@@ -12,7 +12,7 @@
 # A suite is a static binary in $BUILD/vm/ or a script in vmtest/ or tests/vm/;
 # a dynamically linked one (or a helper named in $BUILD/vm/<suite>.with)
 # gets its interpreter and libraries copied in.
-# Suites see VM_ACCEL (e.g. tcg-single) and the host's FUZZ_* and BENCH_*
+# Suites see VM_ACCEL (e.g. tcg-single), VM_DEBUG_KERNEL=1 on a debug kernel, and the host's FUZZ_* and BENCH_*
 # variables in their environment.
 # VM_SHOW=1 relays what the suites print.
 # VM_SUITES=a,b runs only those suites (make check VM_SUITES=a,b);
@@ -117,7 +117,8 @@ make_initramfs() {
 	echo "export VM_ACCEL=tcg-${accel%+retry}" > "$stage/tests/env"
 	# Sanitizers make a debug kernel several times slower: Check's
 	# per-test timeouts scale with it.
-	[[ $kernel == *-debug ]] && echo "export CK_TIMEOUT_MULTIPLIER=4" >> "$stage/tests/env"
+	[[ $kernel == *-debug ]] &&
+		printf 'export CK_TIMEOUT_MULTIPLIER=4 VM_DEBUG_KERNEL=1\n' >> "$stage/tests/env"
 	# The host's FUZZ_* settings reach the fuzzer (make fuzz DURATION=...),
 	# BENCH_* the benchmarks.
 	for v in $(compgen -e -X '!FUZZ_*') $(compgen -e -X '!BENCH_*'); do
