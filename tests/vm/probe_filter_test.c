@@ -306,10 +306,19 @@ static int count_self_as_ns_init(void *arg)
 START_TEST(pid_in_callers_namespace)
 {
 	uint64_t ids[2];
-	int status;
+	int status, err;
 	pid_t pid;
 
-	ck_assert_int_eq(unshare(CLONE_NEWPID), 0);
+	/*
+	 * The debug kernel has no PID namespaces (tinyconfig: EINVAL,
+	 * kernel/nsproxy.c); Debian's kernels all do, and run this.
+	 */
+	err = unshare(CLONE_NEWPID) ? errno : 0;
+	if (err == EINVAL && getenv("VM_DEBUG_KERNEL")) {
+		printf("probe_filter: no PID namespaces in this kernel\n");
+		return;
+	}
+	ck_assert_msg(!err, "unshare(CLONE_NEWPID): %s", strerror(err));
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid)
