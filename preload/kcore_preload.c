@@ -342,7 +342,6 @@ static struct {
 	FILE *(*fopen64)(const char *, const char *);
 	int (*fclose)(FILE *);
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
-	void *(*mmap64)(void *, size_t, int, int, int, off64_t);
 	int (*munmap)(void *, size_t);
 	int (*mprotect)(void *, size_t, int);
 	int (*pkey_mprotect)(void *, size_t, int, int);
@@ -405,7 +404,6 @@ static void resolve(void)
 	RESOLVE(fopen64, "fopen64");
 	RESOLVE(fclose, "fclose");
 	RESOLVE(mmap, "mmap");
-	RESOLVE(mmap64, "mmap64");
 	RESOLVE(munmap, "munmap");
 	RESOLVE(mprotect, "mprotect");
 	RESOLVE(pkey_mprotect, "pkey_mprotect");
@@ -2198,7 +2196,10 @@ static void mapped(void *p, void *addr, size_t len, int prot, int flags)
 		as_changed(p, len);
 }
 
-/* kcore has no mmap (kcore_proc_ops): ENODEV, not the memfd's pages. */
+/*
+ * kcore has no mmap (kcore_proc_ops): procfs answers EIO (pde_mmap(),
+ * fs/proc/inode.c, 6.1 to 7.3), never the memfd's pages.
+ */
 static bool kcore_fd(int fd)
 {
 	struct in_shim c;
@@ -2217,28 +2218,18 @@ KCORE_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	void *p;
 
 	if (!(flags & MAP_ANONYMOUS) && kcore_fd(fd)) {
-		errno = ENODEV;
+		errno = EIO;
 		return MAP_FAILED;
 	}
 	p = CALL_REAL(mmap, MAP_FAILED, addr, len, prot, flags, fd, off);
-
 	mapped(p, addr, len, prot, flags);
 	return p;
 }
 
+/* On LP64 glibc's mmap64 is mmap (one off_t): so is ours. */
+_Static_assert(sizeof(off_t) == sizeof(off64_t), "mmap64 is not mmap here");
 KCORE_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
-{
-	void *p;
-
-	if (!(flags & MAP_ANONYMOUS) && kcore_fd(fd)) {
-		errno = ENODEV;
-		return MAP_FAILED;
-	}
-	p = CALL_REAL(mmap64, MAP_FAILED, addr, len, prot, flags, fd, off);
-
-	mapped(p, addr, len, prot, flags);
-	return p;
-}
+	__attribute__((alias("mmap")));
 
 KCORE_API int munmap(void *addr, size_t len)
 {

@@ -189,7 +189,7 @@ static void write_spec(unsigned int text, unsigned int ram)
 
 	f = fopen(SPEC, "we");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "H\ne\nn\nh 64\ns 64\nS 64\np 4096\n");	/* kcore's own */
+	fprintf(f, "H\ne\nn\nm\nh 64\ns 64\nS 64\np 4096\n");	/* kcore's own */
 	fprintf(f, "l %#jx 64\np 128\nc 4096 64\n", (uintmax_t)ts + 0x1000);
 	fprintf(f, "L 0 64\np 64\n");			/* back to the header */
 	fprintf(f, "v %#jx %ju\n", (uintmax_t)vbuf, (uintmax_t)vlen);

@@ -23,6 +23,7 @@
  *	e			pread of the ELF header and program headers
  *	H			the same, field by field, and the file's size
  *	n			the VMCOREINFO note (the others hold this task)
+ *	m			mmap() and mmap64() of the file (kcore has none)
  *	d			go on through dup() of the fd, closing the old one
  *	D FD			the same with dup2() to FD
  *	f ADDR LEN		pread in a forked child
@@ -306,6 +307,22 @@ static void do_notes(void)
 			p = d + desc;
 		}
 	}
+}
+
+/* kcore has no mmap (kcore_proc_ops): EIO, the served file's too. */
+static void do_mmap(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, kfd, 0);
+	int e = p == MAP_FAILED ? errno : 0;
+	void *p64 = mmap64(NULL, 4096, PROT_READ, MAP_SHARED, kfd, 0);
+	int e64 = p64 == MAP_FAILED ? errno : 0;
+
+	fprintf(out, "m mmap %s mmap64 %s\n", e ? strerrorname_np(e) : "mapped",
+		e64 ? strerrorname_np(e64) : "mapped");
+	if (!e)
+		munmap(p, 4096);
+	if (!e64)
+		munmap(p64, 4096);
 }
 
 static void do_headers(void)
@@ -933,6 +950,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			do_notes();
+			break;
+		case 'm':
+			do_mmap();
 			break;
 		case 'd':
 			fd = dup(kfd);
