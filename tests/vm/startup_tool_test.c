@@ -34,15 +34,6 @@ static void run_kmemctl(void *arg, long n)
 	_exit(127);
 }
 
-static void write_sysctl(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "we");
-
-	ck_assert_msg(f, "%s: %s", path, strerror(errno));
-	fputs(val, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 static void check_user(bool member)
 {
 	static char *const verbs[][5] = {
@@ -69,7 +60,7 @@ static void check_user(bool member)
 START_TEST(one_shot_verbs_look_up_only_what_they_need)
 {
 	/* Debian's: a process without CAP_SYSLOG sees zeros in /proc/kallsyms */
-	write_sysctl("/proc/sys/kernel/perf_event_paranoid", "3");
+	vt_write_file("/proc/sys/kernel/perf_event_paranoid", "3");
 	check_user(false);
 	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
 	check_user(true);
