@@ -6,9 +6,9 @@
  * keeps the list of PFN ranges it may show, taken from the resource tree at
  * mmap() time, so the fault path looks only at that list, the memory map
  * and the kernel's own direct map: no lock is shared between faulting
- * readers.  Pages are inserted on fault, by PMD where the kernel allows.
- * Memory that goes offline is zapped from every mapping and faults there
- * give SIGBUS until it is back online (hotplug.c).
+ * readers.  Pages are inserted on fault, the kernel's text by PMD where
+ * the kernel allows.  Memory that goes offline is zapped from every
+ * mapping and faults there give SIGBUS until it is back online (hotplug.c).
  *
  * RAM beyond the text is an opt-in (mmap_ram=1): an entry outlives the
  * checks made at fault time, and the kernel tells a module nothing of a
@@ -110,6 +110,25 @@ static vm_fault_t kmem_ro_fault(struct vm_fault *vmf)
 
 #if KMEM_RO_HUGE
 /*
+ * Only the kernel's text goes under a PMD, never RAM the page allocator
+ * hands out: any free 2 MiB of it can become the huge zero folio later
+ * (allocated on a read fault of anonymous memory, freed again by its
+ * shrinker; Debian has no CONFIG_PERSISTENT_HUGE_ZERO_FOLIO), and 7.3's
+ * zap_huge_pmd() takes a PMD over that folio's PFN for one with a
+ * deposited page table whatever the VMA (has_deposited_pgtable(),
+ * mm/huge_memory.c): munmap() withdraws a table that is not there, a NULL
+ * dereference (mmap_test's huge_zero_folio_maps_and_unmaps).  6.12 asks
+ * vma_is_special_huge() first.  The text is reserved, never allocated.
+ */
+static bool kmem_ro_pmd_in_text(unsigned long pfn)
+{
+	unsigned long start, end;
+
+	kmem_ro_text_pfns(&start, &end);
+	return pfn >= start && pfn + PTRS_PER_PMD <= end;
+}
+
+/*
  * A PMD is inserted only where the direct map uses a large page: then no
  * page inside was carved out of it (memfd_secret, poison), and only the
  * memory map and each page's memory type need a look.  Anything else
@@ -128,7 +147,7 @@ static vm_fault_t kmem_ro_huge_fault(struct vm_fault *vmf, unsigned int order)
 	    haddr + PMD_SIZE > vma->vm_end)
 		return VM_FAULT_FALLBACK;
 	pfn = vma->vm_pgoff + ((haddr - vma->vm_start) >> PAGE_SHIFT);
-	if (!IS_ALIGNED(pfn, PTRS_PER_PMD) ||
+	if (!IS_ALIGNED(pfn, PTRS_PER_PMD) || !kmem_ro_pmd_in_text(pfn) ||
 	    !kmem_ro_ram_contains(map->ram, pfn, PTRS_PER_PMD))
 		return VM_FAULT_FALLBACK;
 	if (!kmem_ro_page_mappable(pfn, &level) || level < PG_LEVEL_2M)

@@ -59,7 +59,7 @@
 #define KMEM_RO_FEAT_INFO	(1ULL << 0)	/* KMEM_RO_IOC_INFO */
 #define KMEM_RO_FEAT_MMAP_TEXT	(1ULL << 1)	/* mmap of kernel text */
 #define KMEM_RO_FEAT_MMAP_RAM	(1ULL << 2)	/* mmap of System RAM (opt-in mmap_ram=1) */
-#define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* mmap faults in PMD-sized pieces */
+#define KMEM_RO_FEAT_MMAP_HUGE	(1ULL << 3)	/* the text faults in PMD-sized pieces */
 #define KMEM_RO_FEAT_READV	(1ULL << 4)	/* KMEM_RO_IOC_READV */
 #define KMEM_RO_FEAT_WALK	(1ULL << 5)	/* KMEM_RO_IOC_WALK */
 #define KMEM_RO_FEAT_PAGEMAP	(1ULL << 6)	/* KMEM_RO_IOC_PAGEMAP */
@@ -103,10 +103,11 @@
  *    CC_ATTR_MEM_ENCRYPT) or without PAT: only the kernel text, as with
  *    mmap_ram=0, and KMEM_RO_FEAT_MMAP_RAM is clear.
  *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
- *    PMD-sized pieces are inserted when the virtual address and the
- *    offset are equally aligned (the driver's get_unmapped_area picks
- *    such addresses) and the kernel's own direct map uses a large page
- *    there.
+ *    PMD-sized pieces of the kernel text are inserted when the virtual
+ *    address and the offset are equally aligned (the driver's
+ *    get_unmapped_area picks such addresses) and the kernel's own direct
+ *    map uses a large page there.  RAM beyond the text is always
+ *    inserted by page (docs/design.md says why).
  *  - The mapping cannot grow (mremap: EFAULT) and is never dumped.
  */
 

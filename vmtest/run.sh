@@ -51,6 +51,7 @@ BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 exec 3<&0
 logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
+rm -f "$logs/failures"
 # The commit run records name (record.sh), read before any is appended.
 VM_COMMIT=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
 # ...and the last commit that changed the driver or its ABI: the code the
@@ -270,7 +271,12 @@ collect() {
 	cat "$logs/$kernel-$group.out"
 	read -r verdict p f < "$logs/$kernel-$group.result" 2>/dev/null || verdict=fail p=0 f=0
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f))
-	[ "$verdict" = pass ] || failed_runs+=("$kernel/$group")
+	if [ "$verdict" != pass ]; then
+		failed_runs+=("$kernel/$group")
+		# why, kept for the recap at the end (a CI log shows its tail)
+		grep -v -e ': [0-9]*%: Checks: ' -e ': FAILED; guest log kept' \
+			"$logs/$kernel-$group.out" | head -n 12 >> "$logs/failures"
+	fi
 	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
 }
 
@@ -358,7 +364,8 @@ if [ -n "${VM_RUN_RECORD:-}" ]; then
 	     "failed_runs=$(IFS=,; echo "${failed_runs[*]:-none}")" >> "$VM_RUN_RECORD"
 fi
 if [ ${#failed_runs[@]} -gt 0 ]; then
-	say "failed runs: ${failed_runs[*]}"
+	say "failed runs: ${failed_runs[*]}; why:"
+	sed 's/^/    /' "$logs/failures"
 	exit 1
 fi
 exit 0
