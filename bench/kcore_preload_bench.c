@@ -26,6 +26,11 @@
  * less the kcore replay is what no read path can remove:
  * bound_ratio = walk / (walk - kcore reads), the most any read path could
  * give; *_expected_ratio puts each path's replay in the kcore reads' place.
+ *
+ * Last (line readv_cost, module defaults): one 8-byte read's cost in ns,
+ * as one-segment READV and as kcore pread(), at a kernel-text address and
+ * at its direct-map alias, beside the floor of an ioctl the device does
+ * not know and a READV of no segment (kcore_replay cost).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -482,6 +487,45 @@ static int drgn_walk_bench(const char *release, const char *accel)
 	return !module_reload(1) || err;
 }
 
+/* One small read's cost, READV beside kcore (kcore_replay cost). */
+static int readv_cost(const struct kmem_ro_info *in, const char *release, const char *accel)
+{
+	char text[24], direct[24], line[512];
+	uint64_t dm = in->page_offset + in->phys_base - in->kernel_map;
+	/* a word inside the text, away from its first page */
+	uint64_t addr = (in->text_start + (in->text_end - in->text_start) / 2) & ~7ULL;
+	char *argv[] = { REPLAY, "cost", text, direct, "20000", NULL };
+	char *env[] = { "PATH=/bin", NULL };
+	int status = -1, fd;
+	pid_t pid;
+	FILE *f;
+
+	if (!module_reload(0))
+		return 1;
+	snprintf(text, sizeof(text), "%#jx", (uintmax_t)addr);
+	snprintf(direct, sizeof(direct), "%#jx", (uintmax_t)(addr + dm));
+	pid = fork();
+	if (pid == 0) {
+		fd = open(REPLAY_OUT, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 1) != 1)
+			_exit(126);
+		execve(REPLAY, argv, env);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	f = fopen(REPLAY_OUT, "re");
+	if (status || !f || !fgets(line, sizeof(line), f)) {
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	fclose(f);
+	printf("bench readv_cost kernel=%s accel=%s %s", release, accel, line);
+	fflush(stdout);
+	return !module_reload(1);
+}
+
 int main(void)
 {
 	const char *accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
@@ -514,6 +558,10 @@ int main(void)
 	fflush(stdout);
 	if (drgn_walk_bench(u.release, accel)) {
 		fprintf(stderr, "kcore_preload_bench: drgn task walk failed\n");
+		return 1;
+	}
+	if (readv_cost(&info, u.release, accel)) {
+		fprintf(stderr, "kcore_preload_bench: readv_cost failed\n");
 		return 1;
 	}
 	return 0;

@@ -17,6 +17,12 @@
  *	the same, each read one KMEM_RO_IOC_READV of one segment on
  *	/dev/kmem_ro, no kcore and no preload: what the device's call
  *	costs, apart from the preload's work around it.
+ *   kcore_replay cost TEXT DIRECT REPEAT
+ *	where one small read's time goes, in ns per call (the fastest of
+ *	ROUNDS passes of REPEAT calls): an ioctl of an unknown number on
+ *	the device (system call and dispatch), a READV of no segment, a
+ *	READV of one 8-byte segment at TEXT (kernel text) and at DIRECT
+ *	(its direct-map alias), and a kcore pread() of the same 8 bytes.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -169,13 +175,58 @@ static int timed(const char *spec, int repeat, bool device)
 	return 0;
 }
 
+#define COST_ROUNDS	5
+
+/* ns per call of @op, the fastest of COST_ROUNDS passes of @repeat calls */
+#define COST(repeat, op) ({						\
+	uint64_t best_ = UINT64_MAX;					\
+	for (int r_ = 0; r_ < COST_ROUNDS; r_++) {			\
+		uint64_t t_ = now_ns();					\
+		for (int i_ = 0; i_ < (repeat); i_++)			\
+			if (!(op))					\
+				return 1;				\
+		t_ = now_ns() - t_;					\
+		best_ = t_ < best_ ? t_ : best_;			\
+	}								\
+	(double)best_ / (repeat);					\
+})
+
+static int cost(uint64_t text, uint64_t direct, int repeat)
+{
+	struct kmem_ro_readv none = { .size = sizeof(none) };
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC), kcore = kcore_open();
+	uint64_t buf, off_text, off_direct;
+	double ns[6];
+
+	if (dev < 0 || kcore < 0 || !translate(text, false, &off_text) ||
+	    !translate(direct, false, &off_direct))
+		return 1;
+	/* nr 0x3f: no such ioctl, -ENOTTY before any handler */
+	ns[0] = COST(repeat, ioctl(dev, _IOWR(KMEM_RO_IOC_MAGIC, 0x3f, struct kmem_ro_readv),
+				   &none) < 0);
+	ns[1] = COST(repeat, !ioctl(dev, KMEM_RO_IOC_READV, &none));
+	ns[2] = COST(repeat, readv_one(dev, text, &buf, 8) == 8);
+	ns[3] = COST(repeat, readv_one(dev, direct, &buf, 8) == 8);
+	ns[4] = COST(repeat, pread(kcore, &buf, 8, (off_t)off_text) == 8);
+	ns[5] = COST(repeat, pread(kcore, &buf, 8, (off_t)off_direct) == 8);
+	printf("calls=%d enotty_ioctl_ns=%.0f readv_none_ns=%.0f readv_text_ns=%.0f"
+	       " readv_direct_ns=%.0f kcore_pread_text_ns=%.0f kcore_pread_direct_ns=%.0f\n",
+	       repeat, ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]);
+	close(dev);
+	close(kcore);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "cost"))
+		return cost(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+			    atoi(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "vaddrs"))
 		return vaddrs(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
 			      argv[5]);
 	if (argc == 4 && (!strcmp(argv[1], "time") || !strcmp(argv[1], "readv")))
 		return timed(argv[2], atoi(argv[3]), argv[1][0] == 'r');
-	fprintf(stderr, "usage: kcore_replay vaddrs TRACE T0 T1 OUT | time|readv SPEC REPEAT\n");
+	fprintf(stderr, "usage: kcore_replay vaddrs TRACE T0 T1 OUT | time|readv SPEC REPEAT | cost TEXT DIRECT REPEAT\n");
 	return 2;
 }
