@@ -494,7 +494,7 @@ static int readv_cost(const struct kmem_ro_info *in, const char *release, const 
 	uint64_t dm = in->page_offset + in->phys_base - in->kernel_map;
 	/* a word inside the text, away from its first page */
 	uint64_t addr = (in->text_start + (in->text_end - in->text_start) / 2) & ~7ULL;
-	char *argv[] = { REPLAY, "cost", text, direct, "20000", NULL };
+	char *argv[] = { REPLAY, "cost", text, direct, "500", NULL };
 	char *env[] = { "PATH=/bin", NULL };
 	int status = -1, fd;
 	pid_t pid;

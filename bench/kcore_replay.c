@@ -19,7 +19,7 @@
  *	costs, apart from the preload's work around it.
  *   kcore_replay cost TEXT DIRECT REPEAT
  *	where one small read's time goes, in ns per call (the fastest of
- *	ROUNDS passes of REPEAT calls): an ioctl of an unknown number on
+ *	COST_ROUNDS passes of REPEAT calls each): an ioctl of an unknown number on
  *	the device (system call and dispatch), a READV of no segment, a
  *	READV of one 8-byte segment at TEXT (kernel text) and at DIRECT
  *	(its direct-map alias), and a kcore pread() of the same 8 bytes.
@@ -175,43 +175,62 @@ static int timed(const char *spec, int repeat, bool device)
 	return 0;
 }
 
-#define COST_ROUNDS	5
-
-/* ns per call of @op, the fastest of COST_ROUNDS passes of @repeat calls */
-#define COST(repeat, op) ({						\
-	uint64_t best_ = UINT64_MAX;					\
-	for (int r_ = 0; r_ < COST_ROUNDS; r_++) {			\
-		uint64_t t_ = now_ns();					\
-		for (int i_ = 0; i_ < (repeat); i_++)			\
-			if (!(op))					\
-				return 1;				\
-		t_ = now_ns() - t_;					\
-		best_ = t_ < best_ ? t_ : best_;			\
-	}								\
-	(double)best_ / (repeat);					\
-})
+/*
+ * Short passes, many of them, the operations in turn: a pass the host
+ * interrupts is not the fastest, and a slow spell hits every operation.
+ */
+#define COST_ROUNDS	200
+#define COST_OPS	6
 
 static int cost(uint64_t text, uint64_t direct, int repeat)
 {
 	struct kmem_ro_readv none = { .size = sizeof(none) };
 	int dev = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC), kcore = kcore_open();
-	uint64_t buf, off_text, off_direct;
-	double ns[6];
+	uint64_t buf, off_text, off_direct, best[COST_OPS];
 
 	if (dev < 0 || kcore < 0 || !translate(text, false, &off_text) ||
 	    !translate(direct, false, &off_direct))
 		return 1;
-	/* nr 0x3f: no such ioctl, -ENOTTY before any handler */
-	ns[0] = COST(repeat, ioctl(dev, _IOWR(KMEM_RO_IOC_MAGIC, 0x3f, struct kmem_ro_readv),
-				   &none) < 0);
-	ns[1] = COST(repeat, !ioctl(dev, KMEM_RO_IOC_READV, &none));
-	ns[2] = COST(repeat, readv_one(dev, text, &buf, 8) == 8);
-	ns[3] = COST(repeat, readv_one(dev, direct, &buf, 8) == 8);
-	ns[4] = COST(repeat, pread(kcore, &buf, 8, (off_t)off_text) == 8);
-	ns[5] = COST(repeat, pread(kcore, &buf, 8, (off_t)off_direct) == 8);
-	printf("calls=%d enotty_ioctl_ns=%.0f readv_none_ns=%.0f readv_text_ns=%.0f"
+	for (int op = 0; op < COST_OPS; op++)
+		best[op] = UINT64_MAX;
+	for (int r = 0; r < COST_ROUNDS; r++)
+		for (int op = 0; op < COST_OPS; op++) {
+			uint64_t t = now_ns();
+			bool ok = true;
+
+			for (int i = 0; i < repeat && ok; i++)
+				switch (op) {
+				case 0:	/* nr 0x3f: no such ioctl, -ENOTTY before any handler */
+					ok = ioctl(dev, _IOWR(KMEM_RO_IOC_MAGIC, 0x3f,
+							      struct kmem_ro_readv), &none) < 0;
+					break;
+				case 1:
+					ok = !ioctl(dev, KMEM_RO_IOC_READV, &none);
+					break;
+				case 2:
+					ok = readv_one(dev, text, &buf, 8) == 8;
+					break;
+				case 3:
+					ok = readv_one(dev, direct, &buf, 8) == 8;
+					break;
+				case 4:
+					ok = pread(kcore, &buf, 8, (off_t)off_text) == 8;
+					break;
+				default:
+					ok = pread(kcore, &buf, 8, (off_t)off_direct) == 8;
+					break;
+				}
+			if (!ok)
+				return 1;
+			t = now_ns() - t;
+			if (t < best[op])
+				best[op] = t;
+		}
+	printf("calls=%dx%d enotty_ioctl_ns=%.0f readv_none_ns=%.0f readv_text_ns=%.0f"
 	       " readv_direct_ns=%.0f kcore_pread_text_ns=%.0f kcore_pread_direct_ns=%.0f\n",
-	       repeat, ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]);
+	       COST_ROUNDS, repeat, (double)best[0] / repeat, (double)best[1] / repeat,
+	       (double)best[2] / repeat, (double)best[3] / repeat, (double)best[4] / repeat,
+	       (double)best[5] / repeat);
 	close(dev);
 	close(kcore);
 	return 0;
