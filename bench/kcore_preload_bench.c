@@ -30,7 +30,8 @@
  * Last (line readv_cost, module defaults): one 8-byte read's cost in ns,
  * as one-segment READV and as kcore pread(), at a kernel-text address and
  * at its direct-map alias, beside the floor of an ioctl the device does
- * not know and a READV of no segment (kcore_replay cost).
+ * not know, a READV of no segment and a pread() of /dev/zero (kcore_replay
+ * cost).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

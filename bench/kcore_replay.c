@@ -22,7 +22,8 @@
  *	COST_ROUNDS passes of REPEAT calls each): an ioctl of an unknown number on
  *	the device (system call and dispatch), a READV of no segment, a
  *	READV of one 8-byte segment at TEXT (kernel text) and at DIRECT
- *	(its direct-map alias), and a kcore pread() of the same 8 bytes.
+ *	(its direct-map alias), a kcore pread() of the same 8 bytes, and
+ *	a pread() of 8 bytes of /dev/zero (system call and VFS read).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -180,15 +181,16 @@ static int timed(const char *spec, int repeat, bool device)
  * interrupts is not the fastest, and a slow spell hits every operation.
  */
 #define COST_ROUNDS	200
-#define COST_OPS	6
+#define COST_OPS	7
 
 static int cost(uint64_t text, uint64_t direct, int repeat)
 {
 	struct kmem_ro_readv none = { .size = sizeof(none) };
 	int dev = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC), kcore = kcore_open();
+	int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	uint64_t buf, off_text, off_direct, best[COST_OPS];
 
-	if (dev < 0 || kcore < 0 || !translate(text, false, &off_text) ||
+	if (dev < 0 || kcore < 0 || zero < 0 || !translate(text, false, &off_text) ||
 	    !translate(direct, false, &off_direct))
 		return 1;
 	for (int op = 0; op < COST_OPS; op++)
@@ -216,8 +218,11 @@ static int cost(uint64_t text, uint64_t direct, int repeat)
 				case 4:
 					ok = pread(kcore, &buf, 8, (off_t)off_text) == 8;
 					break;
-				default:
+				case 5:
 					ok = pread(kcore, &buf, 8, (off_t)off_direct) == 8;
+					break;
+				default:	/* a pread() that reads nothing of the kernel's */
+					ok = pread(zero, &buf, 8, 0) == 8;
 					break;
 				}
 			if (!ok)
@@ -227,10 +232,12 @@ static int cost(uint64_t text, uint64_t direct, int repeat)
 				best[op] = t;
 		}
 	printf("calls=%dx%d enotty_ioctl_ns=%.0f readv_none_ns=%.0f readv_text_ns=%.0f"
-	       " readv_direct_ns=%.0f kcore_pread_text_ns=%.0f kcore_pread_direct_ns=%.0f\n",
+	       " readv_direct_ns=%.0f kcore_pread_text_ns=%.0f kcore_pread_direct_ns=%.0f"
+	       " zero_pread_ns=%.0f\n",
 	       COST_ROUNDS, repeat, (double)best[0] / repeat, (double)best[1] / repeat,
 	       (double)best[2] / repeat, (double)best[3] / repeat, (double)best[4] / repeat,
-	       (double)best[5] / repeat);
+	       (double)best[5] / repeat, (double)best[6] / repeat);
+	close(zero);
 	close(dev);
 	close(kcore);
 	return 0;
