@@ -28,6 +28,15 @@ int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 	u64 size;
 	int err;
 
+	/*
+	 * Mostly the caller's struct is the driver's: one read of it, size
+	 * included, then its size compared.  Any other size (or a fault)
+	 * takes the steps below, which read it again: the same result.
+	 */
+	if (!kmem_ro_copy_in(karg, uarg, ksize) && *(u64 *)karg == ksize) {
+		*usize = ksize;
+		return 0;
+	}
 	if (get_user(size, (const u64 __user *)uarg))
 		return -EFAULT;
 	if (size > PAGE_SIZE)
@@ -53,7 +62,5 @@ int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 		    u64 usize)
 {
-	if (copy_to_user(uarg, karg, min_t(u64, ksize, usize)))
-		return -EFAULT;
-	return 0;
+	return kmem_ro_copy_out(uarg, karg, min_t(u64, ksize, usize));
 }
