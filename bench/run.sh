@@ -10,9 +10,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # 2 GiB of guest memory: pagemap_bench's dense case is a touched 1 GiB.
-# Each line names the commit it ran on (+dirty: with uncommitted changes),
+# Each line names the commit it ran on (+dirty: with uncommitted changes
+# other than run records, vmtest/commit.sh),
 # read before the guest boots.
-commit=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+commit=$("$here/../vmtest/commit.sh")
 out=$(VM_JOBS=1 VM_MEM=${VM_MEM:-2048} VM_GROUPS_FILE=${VM_GROUPS_FILE:-$here/groups} VM_SHOW=1 "$here/../vmtest/run.sh" 2>&1)
 rc=$?
 echo "$out"

@@ -7,8 +7,9 @@
 #   record.sh TAG LOG GROUP pass|fail
 # gives
 #   date=D commit=C driver=V kernel=K group=G result=R <the summary's k=v> ops=NAME:k=v,...;...
-# (C: the commit the tree was at, +dirty with uncommitted changes; V: the
-# last commit that changed driver/ or uapi/)
+# (C: the commit the tree was at, +dirty with uncommitted changes to
+# anything but run records, vmtest/commit.sh; V: the last commit that
+# changed driver/ or uapi/)
 # A log without a summary (the guest died first) still gives a line.
 set -uo pipefail
 tag=$1 log=$2 group=$3 verdict=$4
@@ -28,7 +29,7 @@ if [ -z "$summary" ]; then
 	summary="summary=missing${seed:+ seed=$seed} log=$(basename "$log") report=\"${report:-none}\""
 fi
 # run.sh reads it once, before the first record makes the tree dirty
-commit=${VM_COMMIT:-$(git -C "$(dirname "$0")" describe --always --dirty=+dirty 2>/dev/null || echo unknown)}
+commit=${VM_COMMIT:-$("$(dirname "$0")/commit.sh")}
 driver=${VM_DRIVER_COMMIT:-$(git -C "$(dirname "$0")" log -1 --format=%h -- ../driver ../uapi 2>/dev/null || echo unknown)}
 echo "date=$(date -u +%Y-%m-%d) commit=$commit driver=$driver kernel=${kernel:-unknown} group=$group result=$verdict" \
      "$summary${ops:+ ops=$ops}"

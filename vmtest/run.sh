@@ -53,7 +53,7 @@ logs=${VM_LOGS:-$BUILD/vm-logs}
 mkdir -p "$logs"
 rm -f "$logs/failures"
 # The commit run records name (record.sh), read before any is appended.
-VM_COMMIT=$(git -C "$here" describe --always --dirty=+dirty 2>/dev/null || echo unknown)
+VM_COMMIT=$("$here/commit.sh")
 # ...and the last commit that changed the driver or its ABI: the code the
 # record is evidence for, when later commits touched only other files.
 VM_DRIVER_COMMIT=$(git -C "$here" log -1 --format=%h -- "$top/driver" "$top/uapi" 2>/dev/null || echo unknown)
