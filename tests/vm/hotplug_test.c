@@ -263,8 +263,8 @@ static int child_touch(struct child *c)
 /*
  * One block offline and online, seen through: a page mapping from
  * /dev/kmem_ro, a whole-block mapping (4 KiB entries: RAM never goes
- * under a PMD, driver/mmap.c), a mapping through a second node, a fork's copy, one made while
- * offline, and READV of the direct map.
+ * under a PMD, driver/mmap.c), a mapping through a second node, a fork's
+ * copy, one made while offline, and READV of the direct map.
  */
 START_TEST(offline_revokes_every_mapping)
 {
