@@ -373,22 +373,4 @@ static inline bool kmem_ro_hugetlb_exclusive(struct page *page, pte_t *ptep)
 }
 #endif
 
-/*
- * A user-access window on @ptr for @len bytes, read or written in order
- * from @ptr.  6.12 and later (x86-64) open it by masking the address, as
- * their strncpy_from_user() and select's get_sigset_argpack() do: an
- * address outside user memory becomes one that faults, and there is no
- * speculation barrier (lfence) to wait for.  6.1 has no masking: there it
- * is user_access_begin(), access_ok() and the barrier, false outside user
- * memory.  -EFAULT either way.
- */
-#ifdef can_do_masked_user_access	/* <linux/uaccess.h> since 6.12: 1 or 0 */
-#define kmem_ro_user_access_begin(ptr, len)				\
-	(can_do_masked_user_access() ?					\
-	 ({ (ptr) = masked_user_access_begin(ptr); true; }) :		\
-	 user_access_begin(ptr, len))
-#else
-#define kmem_ro_user_access_begin(ptr, len)	user_access_begin(ptr, len)
-#endif
-
 #endif /* KMEM_RO_COMPAT_H */

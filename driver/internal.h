@@ -8,7 +8,6 @@
 #include <linux/types.h>
 #include <linux/compiler_types.h>
 #include <linux/kref.h>
-#include <linux/mm.h>
 #include <linux/rcupdate.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
@@ -42,8 +41,6 @@ void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
 struct kmem_ro_ram *kmem_ro_ram_current(void);
 void kmem_ro_ram_put(struct kmem_ro_ram *ram);
-const struct kmem_ro_ram *kmem_ro_ram_enter(void) __acquires(RCU);
-void kmem_ro_ram_leave(void) __releases(RCU);
 int kmem_ro_ram_refresh(void);
 
 /**
@@ -79,44 +76,14 @@ struct kmem_ro_checked_page {
 };
 
 struct file;
-/**
- * kmem_ro_read_lock() - hold off pages going logically offline
- *
- * virtio-mem sets PageOffline() on a page and then asks the host to take
- * it away: a page that passed kmem_ro_page_online() must not go offline
- * before it is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds
- * page_offline_freeze(), the read side of mm/util.c's page_offline_rwsem,
- * around its checks and copies; that side is not exported.  The write
- * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
- * it sets PageOffline(): holding it excludes those setters just as well.
- * The cost of the write side is that readers of kmem_ro and of kcore wait
- * for each other, so it is held only while checking and copying into a
- * kernel buffer -- one READV group of small segments, one page of a large
- * one, one WALK node -- never across a user copy (a user page can stall
- * for ever) and never across cond_resched().  Inline: it is taken once
- * per READV call of one segment, which should cost no more calls than it
- * must.
- */
-static inline void kmem_ro_read_lock(void)
-{
-	page_offline_begin();
-}
-
-/**
- * kmem_ro_read_unlock() - let pages go offline again
- */
-static inline void kmem_ro_read_unlock(void)
-{
-	page_offline_end();
-}
-
+void kmem_ro_read_lock(void);
+void kmem_ro_read_unlock(void);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram,
 			   struct kmem_ro_checked_page *checked, int *err);
 size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 			   const struct kmem_ro_ram *ram, int *err);
 int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
-int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_walk_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);

@@ -13,7 +13,6 @@
 #include <linux/uaccess.h>
 #include <asm/pgtable.h>
 
-#include "compat.h"
 #include "internal.h"
 
 /*
@@ -54,6 +53,35 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 		checked->pfn = *pfn;
 	}
 	return err;
+}
+
+/**
+ * kmem_ro_read_lock() - hold off pages going logically offline
+ *
+ * virtio-mem sets PageOffline() on a page and then asks the host to take
+ * it away: a page that passed kmem_ro_page_online() must not go offline
+ * before it is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds
+ * page_offline_freeze(), the read side of mm/util.c's page_offline_rwsem,
+ * around its checks and copies; that side is not exported.  The write
+ * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
+ * it sets PageOffline(): holding it excludes those setters just as well.
+ * The cost of the write side is that readers of kmem_ro and of kcore wait
+ * for each other, so it is held only while checking and copying into a
+ * kernel buffer -- one READV group of small segments, one page of a large
+ * one, one WALK node -- never across a user copy (a user page can stall
+ * for ever) and never across cond_resched().
+ */
+void kmem_ro_read_lock(void)
+{
+	page_offline_begin();
+}
+
+/**
+ * kmem_ro_read_unlock() - let pages go offline again
+ */
+void kmem_ro_read_unlock(void)
+{
+	page_offline_end();
 }
 
 /**
@@ -122,20 +150,16 @@ size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
 #define KMEM_RO_SMALL_COPY	64
-/* Up to this many bytes come in as plain loads: READV's stack segments. */
-#define KMEM_RO_SMALL_COPY_IN	128
 
 /**
- * kmem_ro_copy_out() - copy what was read, or an ioctl's argument, to the user
+ * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
  * @ubuf: user destination
- * @bounce: the driver's own buffer or argument struct, never a kernel object
- * @len: bytes, at most the size of @bounce
+ * @bounce: the driver's own buffer, never a kernel object
+ * @len: bytes
  *
- * Most READV segments and WALK records are a field or a pointer, and most
- * ioctl arguments a few words: for those a few 8-byte stores beat
- * copy_to_user()'s hardened-usercopy object check and the start-up cost
- * of rep movsb, in a window opened without a speculation barrier where
- * the kernel can (kmem_ro_user_access_begin()).
+ * Most READV segments and WALK records are a field or a pointer: for
+ * those a few 8-byte stores beat copy_to_user()'s hardened-usercopy object
+ * check and the start-up cost of rep movsb.
  *
  * Return: 0 or -EFAULT.
  */
@@ -143,42 +167,9 @@ int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
 {
 	if (len > KMEM_RO_SMALL_COPY)
 		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
-	if (!kmem_ro_user_access_begin(ubuf, len))
+	if (!user_access_begin(ubuf, len))
 		return -EFAULT;
 	unsafe_copy_to_user(ubuf, bounce, len, efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
-}
-
-/**
- * kmem_ro_copy_in() - copy an ioctl's argument or segments from the user
- * @dst: the driver's own buffer, @len bytes, aligned for u64
- * @usrc: user source
- * @len: bytes
- *
- * The mirror of kmem_ro_copy_out(): an argument struct or a few READV
- * segments, whole u64s, come in as plain loads in one user-access window
- * (kmem_ro_user_access_begin(): no speculation barrier where the kernel
- * masks the address), not through copy_from_user()'s barrier,
- * hardened-usercopy object check and rep movs.  The user's memory need
- * not be aligned.
- *
- * Return: 0 or -EFAULT.
- */
-int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len)
-{
-	const u64 __user *src = usrc;
-	u64 *to = dst, *end = to + len / sizeof(u64);
-
-	if (len > KMEM_RO_SMALL_COPY_IN || !IS_ALIGNED(len, sizeof(u64)))
-		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
-	if (!kmem_ro_user_access_begin(src, len))
-		return -EFAULT;
-	while (to < end)
-		unsafe_get_user(*to++, src++, efault);
 	user_access_end();
 	return 0;
 efault:

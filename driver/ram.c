@@ -181,33 +181,6 @@ struct kmem_ro_ram *kmem_ro_ram_current(void)
 }
 
 /**
- * kmem_ro_ram_enter() - the System RAM list, for reads that do not sleep
- *
- * No reference is taken, so no atomic on the list's shared cache line per
- * call: the list a refresh replaces goes to kfree_rcu() only after its
- * last reference is put (kmem_ro_ram_release()), so it outlives every RCU
- * reader that could have found it.  A call that sleeps while it uses the
- * list takes a reference instead (kmem_ro_ram_current()).
- *
- * Return: the list, valid until kmem_ro_ram_leave(); no sleep in between.
- */
-const struct kmem_ro_ram *kmem_ro_ram_enter(void)
-	__acquires(RCU)
-{
-	rcu_read_lock();
-	return rcu_dereference(kmem_ro_ram_now);
-}
-
-/**
- * kmem_ro_ram_leave() - done with the list from kmem_ro_ram_enter()
- */
-void kmem_ro_ram_leave(void)
-	__releases(RCU)
-{
-	rcu_read_unlock();
-}
-
-/**
  * kmem_ro_ram_put() - done with a list from kmem_ro_ram_current()
  * @ram: the list
  */

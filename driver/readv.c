@@ -13,20 +13,6 @@
  * call that has a larger segment, and a call of a few segments copies
  * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
- *
- * The fixed cost of a call counts too: drgn under the kcore preload makes
- * one call per pread(), of one segment of 8 or 16 bytes.  Such a call
- * opens four user-access windows, the fewest its ABI allows (argument
- * in, segments in, data and results out, @done out), each of plain word
- * loads or stores: no rep movs start-up, no hardened-usercopy lookup, no
- * separate get_user() of the size, and from 6.12 no speculation barrier
- * on the three that are one range read or written in order (the address
- * masked instead, kmem_ro_user_access_begin()).  It takes no reference on
- * the RAM list, whose count every CPU's calls would write: the list is
- * read under RCU around each read (kmem_ro_ram_enter()).  The one shared
- * cache line it still writes is page_offline_rwsem's, to take it and to
- * drop it, as kcore's read_kcore_iter() does for its read side (6.1 and
- * 6.12 also write kclist_lock's and the proc entry's use count).
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -58,7 +44,8 @@ struct kmem_ro_readv_group {
 };
 
 /* A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or -errno. */
-static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
+static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
+			     const struct kmem_ro_ram *ram)
 {
 	char __user *ubuf = u64_to_user_ptr(iov->buf);
 	u64 done = 0;
@@ -70,9 +57,7 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 		int err;
 
 		kmem_ro_read_lock();
-		got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk,
-					  kmem_ro_ram_enter(), &err);
-		kmem_ro_ram_leave();
+		got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
 		kmem_ro_read_unlock();
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
@@ -103,10 +88,10 @@ static bool kmem_ro_readv_fits(const struct kmem_ro_readv_group *g,
  * group's segments are read under one kmem_ro_read_lock(), dropped before
  * they go out (kmem_ro_readv_flush()): one lock and unlock per group, not
  * per segment, whose cost showed on READV's bench line (docs/security.md).
- * The RAM list is read under RCU around each read (nothing in it sleeps).
  */
 static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
-				const struct kmem_ro_iov *iov)
+				const struct kmem_ro_iov *iov,
+				const struct kmem_ro_ram *ram)
 {
 	size_t got;
 	int err;
@@ -119,18 +104,18 @@ static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
 	/* each segment's page checked anew, the hold's table pages once */
 	g->checked.vpage = 0;
 	got = kmem_ro_read_object((char *)g->data + g->used, iov->addr, iov->len,
-				  kmem_ro_ram_enter(), &g->checked, &err);
-	kmem_ro_ram_leave();
+				  ram, &g->checked, &err);
 	g->res[g->nr++] = got ? (s64)got : err;
 	g->used += kmem_ro_readv_room(iov);
 }
 
-/* The group's reads are done: let pages go offline. */
+/* The group's reads are done: let pages go offline, and others run. */
 static void kmem_ro_readv_unlock(struct kmem_ro_readv_group *g)
 {
 	if (g->locked) {
 		kmem_ro_read_unlock();
 		g->locked = false;
+		cond_resched();
 	}
 }
 
@@ -153,11 +138,7 @@ static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
 	const s64 *res = g->res, *end = g->res + g->nr;
 	const char *data = (const char *)g->data;
 
-	/* more segments follow: others run before this call goes on */
-	if (g->locked) {
-		kmem_ro_readv_unlock(g);
-		cond_resched();
-	}
+	kmem_ro_readv_unlock(g);
 	while (res < end) {
 		if (!user_access_begin(u, (end - res) * sizeof(*u)))
 			return -EFAULT;
@@ -208,6 +189,7 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	struct kmem_ro_iov __user *uiov;
 	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
+	struct kmem_ro_ram *ram;
 	u64 usize, total = 0;
 	void *bounce = NULL;
 	bool big = false;
@@ -225,9 +207,8 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	uiov = u64_to_user_ptr(rv.iov_addr);
 	if (rv.iov_count <= ARRAY_SIZE(stack_iov)) {
 		iov = stack_iov;
-		err = kmem_ro_copy_in(iov, uiov, rv.iov_count * sizeof(*iov));
-		if (err)
-			return err;
+		if (copy_from_user(iov, uiov, rv.iov_count * sizeof(*iov)))
+			return -EFAULT;
 	} else {
 		iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
 		if (IS_ERR(iov))
@@ -252,6 +233,7 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 			goto out_free_iov;
 		}
 	}
+	ram = kmem_ro_ram_current();
 
 	g.first = 0;
 	g.nr = 0;
@@ -268,22 +250,21 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 			if (!kmem_ro_readv_fits(&g, &iov[i]))
 				err = kmem_ro_readv_flush(&g, iov, uiov);
 			if (!err)
-				kmem_ro_readv_small(&g, &iov[i]);
+				kmem_ro_readv_small(&g, &iov[i], ram);
 		} else {
 			/* the group before it goes out first */
 			err = kmem_ro_readv_flush(&g, iov, uiov);
-			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce),
+			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce, ram),
 					     &uiov[i].result))
 				err = -EFAULT;
 			g.first = i + 1;
 		}
 		if (err)
 			break;
-		/* no sleep inside a group: kmem_ro_readv_flush() resched */
+		/* no sleep inside a group: kmem_ro_readv_unlock() resched */
 		if (!g.locked)
 			cond_resched();
 	}
-	/* no cond_resched(): the return to user space reschedules */
 	kmem_ro_readv_unlock(&g);
 	if (!err)
 		err = kmem_ro_readv_flush(&g, iov, uiov);
@@ -291,6 +272,7 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
+	kmem_ro_ram_put(ram);
 	if (bounce)
 		free_page((unsigned long)bounce);
 out_free_iov:
