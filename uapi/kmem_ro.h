@@ -67,6 +67,7 @@
 #define KMEM_RO_FEAT_EVENTS	(1ULL << 8)	/* kmem_ro_events.h, KMEM_RO_IOC_EVENTS_SNAPSHOT */
 #define KMEM_RO_FEAT_VMCOREINFO	(1ULL << 9)	/* kmem_ro_info.vmcoreinfo_* */
 #define KMEM_RO_FEAT_PROBE_FILTER	(1ULL << 10)	/* KMEM_RO_IOC_PROBE_FILTER */
+#define KMEM_RO_FEAT_PREAD	(1ULL << 11)	/* pread()/read() by address: KMEM_RO_READ_OFFSET() */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -211,6 +212,25 @@ struct kmem_ro_info {
  * the PFN behind it is checked and the bytes are copied from the direct
  * map of that PFN, through a kernel bounce buffer.
  */
+
+/*
+ * pread(fd, buf, len, KMEM_RO_READ_OFFSET(addr)) reads @len bytes of kernel
+ * virtual address @addr with the checks above (KMEM_RO_FEAT_PREAD).  The
+ * offset is the address with its top bit cleared: pread64() refuses every
+ * negative offset (ksys_pread64(): "if (pos < 0) return -EINVAL") before a
+ * driver sees it, whatever FMODE_UNSIGNED_OFFSET / FOP_UNSIGNED_OFFSET say,
+ * and every x86-64 kernel address has bit 63 set.  read() reads at the
+ * file position the same way (lseek() SEEK_SET and SEEK_CUR move it).
+ * Return: the bytes read, @len unless a page failed: then the bytes before
+ * that page (a short read), or, when the first page fails, -1 with errno
+ * EINVAL, EFAULT, ENXIO or EPERM as above (EFAULT also for a buffer that
+ * cannot be written).  A pending signal stops a read between pages: the
+ * bytes so far, or EINTR if none.  @len is capped by the kernel at
+ * MAX_RW_COUNT (2 GiB - 4 KiB).
+ */
+#define KMEM_RO_READ_TOP_BIT		(1ULL << 63)
+#define KMEM_RO_READ_OFFSET(addr)	((__s64)((__u64)(addr) & ~KMEM_RO_READ_TOP_BIT))
+#define KMEM_RO_READ_ADDR(offset)	((__u64)(offset) | KMEM_RO_READ_TOP_BIT)
 
 /* Limits of one KMEM_RO_IOC_READV call; beyond them: E2BIG. */
 #define KMEM_RO_READV_MAX_SEGS	1024
