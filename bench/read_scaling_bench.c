@@ -34,8 +34,8 @@
 #include "kmemdev.h"
 #include "read_paths.h"
 
-#define ROUNDS		20
-#define WINDOW_NS	100000000ULL	/* each process reads this long */
+#define ROUNDS		40
+#define WINDOW_NS	50000000ULL	/* each process reads this long */
 #define START_NS	50000000ULL	/* after the forks: both start together */
 #define CHUNK		32		/* calls between clock reads */
 #define PROCS_MAX	2
