@@ -13,11 +13,17 @@
  * TCG (both vCPUs on one host thread take turns: two processes would
  * share one host CPU and show no scaling at all).
  *
- * Each measurement runs every process for WINDOW_NS from a common start;
- * the methods and process counts take turns over ROUNDS rounds and each
- * keeps its best, as the host (2 cores, shared) gives both vCPUs a host
- * CPU only part of the time.  A driver without pread() by address answers
- * ESPIPE: dev_pread=ESPIPE and its fields "na".
+ * Each measurement runs every process for WINDOW_NS from a common start,
+ * logging when each chunk of CHUNK calls ended; the methods and process
+ * counts take turns over ROUNDS rounds.  Two figures per method:
+ *  - *_1p_per_s, *_2p_per_s, *_scaling: the best whole window of each;
+ *  - *_both_scaling: calls per second of the two processes counted only
+ *    over chunks during which both ran (tally()), over one process's
+ *    while it ran.  On this shared 2-core host a vCPU loses its host CPU
+ *    for milliseconds at a time; a whole window then measures the host.
+ *    *_both_share says what share of the two processes' time counted.
+ * A driver without pread() by address answers ESPIPE: dev_pread=ESPIPE
+ * and its fields "na".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +45,8 @@
 #define WINDOW_NS	50000000ULL	/* each process reads this long */
 #define START_NS	50000000ULL	/* after the forks: both start together */
 #define CHUNK		32		/* calls between clock reads */
+#define CHUNKS_MAX	16384		/* chunk end times a process logs */
+#define RUNNING		3		/* a chunk up to 3x the fastest ran throughout */
 #define PROCS_MAX	2
 
 enum method { DEV_PREAD, READV, KCORE, METHODS };
@@ -49,18 +58,31 @@ struct target {
 	uint64_t kcore_off;
 };
 
-struct result {
-	uint64_t calls;
-	uint64_t ns;
+/* What one reader did, in memory shared with the parent: when each chunk ended. */
+struct chunk_log {
+	uint64_t start;
+	uint32_t n;
+	bool failed;
+	uint64_t end[CHUNKS_MAX];
 };
 
-/* In a child pinned to @cpu: read until @end, then report calls and time. */
-static void reader(enum method m, const struct target *t, int cpu, uint64_t start,
-		   int out)
+/* Calls and time of the chunks that count, summed over rounds. */
+struct tally {
+	double calls, ns;
+};
+
+struct method_stats {
+	double best[PROCS_MAX + 1];		/* calls per second, whole windows */
+	struct tally running;			/* 1 process, chunks that ran throughout */
+	struct tally both[PROCS_MAX];		/* 2 processes, chunks both ran throughout */
+	double both_ns, all_ns;			/* 2 processes: those chunks' time, all time */
+};
+
+/* In a child pinned to @cpu: read from @log->start for WINDOW_NS, logging each chunk. */
+static void reader(enum method m, const struct target *t, int cpu, struct chunk_log *log)
 {
 	int fd = open(m == KCORE ? "/proc/kcore" : KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
-	struct result res = { 0, 0 };
-	uint64_t end = start + WINDOW_NS, now, buf;
+	uint64_t end = log->start + WINDOW_NS, now, buf;
 	cpu_set_t set;
 	bool ok = true;
 
@@ -68,7 +90,7 @@ static void reader(enum method m, const struct target *t, int cpu, uint64_t star
 	CPU_SET(cpu, &set);
 	if (fd < 0 || sched_setaffinity(0, sizeof(set), &set))
 		_exit(2);
-	while (bench_ns() < start)
+	while (bench_ns() < log->start)
 		;
 	do {
 		for (int i = 0; i < CHUNK && ok; i++)
@@ -83,46 +105,132 @@ static void reader(enum method m, const struct target *t, int cpu, uint64_t star
 				ok = pread(fd, &buf, 8, (off_t)t->kcore_off) == 8;
 				break;
 			}
-		res.calls += CHUNK;
 		now = bench_ns();
-	} while (ok && now < end);
-	res.ns = now - start;
-	if (!ok || write(out, &res, sizeof(res)) != sizeof(res))
-		_exit(3);
-	_exit(0);
+		log->end[log->n++] = now;
+	} while (ok && now < end && log->n < CHUNKS_MAX);
+	log->failed = !ok;
+	_exit(ok ? 0 : 3);
 }
 
-/* Calls per second of @procs processes reading at once with @m; 0 if one failed. */
-static double rate(enum method m, const struct target *t, int procs, int first_cpu)
+/* @procs processes reading at once with @m, logging into @log[]; false if one failed. */
+static bool run(enum method m, const struct target *t, int procs, int first_cpu,
+		struct chunk_log *log)
 {
 	uint64_t start = bench_ns() + START_NS;
-	double per_s = 0;
-	int p[2], status;
 	pid_t pid[PROCS_MAX];
+	bool ok = true;
+	int status;
 
-	if (pipe(p))
-		return 0;
 	for (int i = 0; i < procs; i++) {
+		log[i].start = start;
+		log[i].n = 0;
+		log[i].failed = false;
 		pid[i] = fork();
-		if (pid[i] == 0) {
-			close(p[0]);
-			reader(m, t, (first_cpu + i) % PROCS_MAX, start, p[1]);
+		if (pid[i] == 0)
+			reader(m, t, (first_cpu + i) % PROCS_MAX, &log[i]);
+	}
+	for (int i = 0; i < procs; i++)
+		if (pid[i] < 0 || waitpid(pid[i], &status, 0) != pid[i] || status ||
+		    log[i].failed || !log[i].n)
+			ok = false;
+	return ok;
+}
+
+static uint64_t chunk_start(const struct chunk_log *l, uint32_t i)
+{
+	return i ? l->end[i - 1] : l->start;
+}
+
+static uint64_t chunk_ns(const struct chunk_log *l, uint32_t i)
+{
+	return l->end[i] - chunk_start(l, i);
+}
+
+static uint64_t fastest_chunk(const struct chunk_log *l)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (uint32_t i = 0; i < l->n; i++)
+		if (chunk_ns(l, i) < best)
+			best = chunk_ns(l, i);
+	return best;
+}
+
+/* Calls per second over the whole window. */
+static double window_rate(const struct chunk_log *l)
+{
+	return (double)l->n * CHUNK * 1e9 / (double)(l->end[l->n - 1] - l->start);
+}
+
+/*
+ * Did @o run throughout [@s, @e]: chunks of it cover the span, each no
+ * slower than @limit (a slower one lost its CPU to the host for a while)?
+ * *@j: where to start looking in @o, advanced for the next, later span.
+ */
+static bool ran_throughout(const struct chunk_log *o, uint64_t s, uint64_t e, uint64_t limit,
+			   uint32_t *j)
+{
+	uint32_t k;
+
+	while (*j < o->n && o->end[*j] <= s)
+		(*j)++;
+	if (*j == o->n || chunk_start(o, *j) > s)
+		return false;
+	for (k = *j; k < o->n && chunk_start(o, k) < e; k++)
+		if (chunk_ns(o, k) > limit)
+			return false;
+	return o->end[k - 1] >= e;
+}
+
+/*
+ * The host runs other work on its 2 cores: a vCPU loses its host CPU for
+ * milliseconds at a time, and a window's calls per second then say more
+ * about the host than about the kernel.  So also count only the chunks
+ * that ran throughout: with one process, chunks no slower than RUNNING
+ * times the fastest; with two, such chunks during which the other
+ * process also ran throughout, i.e. both were on a CPU at once.
+ */
+static void tally(struct method_stats *s, const struct chunk_log *one,
+		  const struct chunk_log two[PROCS_MAX])
+{
+	uint64_t limit = RUNNING * fastest_chunk(one);
+
+	for (uint32_t i = 0; i < one->n; i++)
+		if (chunk_ns(one, i) <= limit) {
+			s->running.calls += CHUNK;
+			s->running.ns += (double)chunk_ns(one, i);
+		}
+	for (int p = 0; p < PROCS_MAX; p++) {
+		const struct chunk_log *me = &two[p], *other = &two[!p];
+		uint32_t j = 0;
+
+		for (uint32_t i = 0; i < me->n; i++) {
+			uint64_t ns = chunk_ns(me, i);
+
+			s->all_ns += (double)ns;
+			if (ns > limit ||
+			    !ran_throughout(other, chunk_start(me, i), me->end[i], limit, &j))
+				continue;
+			s->both[p].calls += CHUNK;
+			s->both[p].ns += (double)ns;
+			s->both_ns += (double)ns;
 		}
 	}
-	close(p[1]);
-	for (int i = 0; i < procs; i++) {
-		struct result res;
+}
 
-		if (read(p[0], &res, sizeof(res)) != sizeof(res) || !res.ns)
-			per_s = -1e18;
-		else
-			per_s += (double)res.calls * 1e9 / (double)res.ns;
-	}
-	close(p[0]);
-	for (int i = 0; i < procs; i++)
-		if (pid[i] < 0 || waitpid(pid[i], &status, 0) != pid[i] || status)
-			per_s = -1e18;
-	return per_s > 0 ? per_s : 0;
+static double tally_rate(const struct tally *t)
+{
+	return t->ns ? t->calls * 1e9 / t->ns : 0;
+}
+
+/* Calls per second of both processes while both ran, over one process's while it ran. */
+static double both_scaling(const struct method_stats *s)
+{
+	double one = tally_rate(&s->running), two = 0;
+
+	for (int p = 0; p < PROCS_MAX; p++)
+		two += tally_rate(&s->both[p]);
+	return one ? two / one : 0;
 }
 
 static int target(struct target *t, const struct kmem_ro_info *in, bool *dev_pread)
@@ -147,10 +255,50 @@ static int target(struct target *t, const struct kmem_ro_info *in, bool *dev_pre
 	return 0;
 }
 
+static void print(const struct method_stats s[METHODS], bool dev_pread, const char *release,
+		  const char *accel)
+{
+	double best_scaling[METHODS], both[METHODS];
+
+	printf("bench read_scaling kernel=%s accel=%s cpus=%ld bytes=8 rounds=%d window_ms=%llu"
+	       " chunk=%d running_max=%dx dev_pread=%s", release, accel,
+	       sysconf(_SC_NPROCESSORS_ONLN), ROUNDS, WINDOW_NS / 1000000, CHUNK, RUNNING,
+	       dev_pread ? "ok" : "ESPIPE");
+	for (int m = 0; m < METHODS; m++) {
+		const char *n = method_name[m];
+		double two = 0;
+
+		if (m == DEV_PREAD && !dev_pread) {
+			printf(" %s_1p_per_s=na %s_2p_per_s=na %s_scaling=na %s_1p_running_per_s=na"
+			       " %s_2p_both_per_s=na %s_both_scaling=na %s_both_share=na",
+			       n, n, n, n, n, n, n);
+			continue;
+		}
+		for (int p = 0; p < PROCS_MAX; p++)
+			two += tally_rate(&s[m].both[p]);
+		best_scaling[m] = s[m].best[2] / s[m].best[1];
+		both[m] = both_scaling(&s[m]);
+		printf(" %s_1p_per_s=%.0f %s_2p_per_s=%.0f %s_scaling=%.2f %s_1p_running_per_s=%.0f"
+		       " %s_2p_both_per_s=%.0f %s_both_scaling=%.2f %s_both_share=%.2f",
+		       n, s[m].best[1], n, s[m].best[2], n, best_scaling[m], n,
+		       tally_rate(&s[m].running), n, two, n, both[m], n,
+		       s[m].all_ns ? s[m].both_ns / s[m].all_ns : 0);
+	}
+	if (dev_pread)
+		printf(" dev_pread_vs_kcore=%.2f dev_pread_vs_kcore_best=%.2f",
+		       both[DEV_PREAD] / both[KCORE], best_scaling[DEV_PREAD] / best_scaling[KCORE]);
+	else
+		printf(" dev_pread_vs_kcore=na dev_pread_vs_kcore_best=na");
+	printf(" readv_vs_kcore=%.2f readv_vs_kcore_best=%.2f target_min=0.9\n",
+	       both[READV] / both[KCORE], best_scaling[READV] / best_scaling[KCORE]);
+	fflush(stdout);
+}
+
 int main(void)
 {
 	const char *accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
-	double best[METHODS][PROCS_MAX + 1] = { { 0 } }, scaling[METHODS];
+	static struct method_stats stats[METHODS];
+	struct chunk_log *log;
 	bool dev_pread;
 	struct target t;
 	struct kmemdev *h;
@@ -171,42 +319,32 @@ int main(void)
 	kmemdev_close(h);
 	if (target(&t, &info, &dev_pread))
 		return 1;
+	log = mmap(NULL, 3 * sizeof(*log), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		   -1, 0);
+	if (log == MAP_FAILED)
+		return 1;
 	for (int r = 0; r < ROUNDS; r++)
-		for (int m = 0; m < METHODS; m++)
+		for (int m = 0; m < METHODS; m++) {
+			if (m == DEV_PREAD && !dev_pread)
+				continue;
+			/* one process first in even rounds, two first in odd ones */
 			for (int k = 0; k < 2; k++) {
-				/* one process first in even rounds, two first in odd ones */
 				int procs = (k ^ (r & 1)) + 1;
-				double v;
+				struct chunk_log *l = procs == 1 ? &log[0] : &log[1];
+				double v = 0;
 
-				if (m == DEV_PREAD && !dev_pread)
-					continue;
-				v = rate(m, &t, procs, r);
-				if (!v) {
+				if (!run(m, &t, procs, r, l)) {
 					fprintf(stderr, "read_scaling_bench: %s with %d processes failed\n",
 						method_name[m], procs);
 					return 1;
 				}
-				if (v > best[m][procs])
-					best[m][procs] = v;
+				for (int p = 0; p < procs; p++)
+					v += window_rate(&l[p]);
+				if (v > stats[m].best[procs])
+					stats[m].best[procs] = v;
 			}
-	for (int m = 0; m < METHODS; m++)
-		scaling[m] = best[m][1] ? best[m][2] / best[m][1] : 0;
-	printf("bench read_scaling kernel=%s accel=%s cpus=%ld bytes=8 rounds=%d window_ms=%llu"
-	       " dev_pread=%s", u.release, accel, sysconf(_SC_NPROCESSORS_ONLN), ROUNDS,
-	       WINDOW_NS / 1000000, dev_pread ? "ok" : "ESPIPE");
-	for (int m = 0; m < METHODS; m++) {
-		if (m == DEV_PREAD && !dev_pread) {
-			printf(" %s_1p_per_s=na %s_2p_per_s=na %s_scaling=na", method_name[m],
-			       method_name[m], method_name[m]);
-			continue;
+			tally(&stats[m], &log[0], &log[1]);
 		}
-		printf(" %s_1p_per_s=%.0f %s_2p_per_s=%.0f %s_scaling=%.2f", method_name[m],
-		       best[m][1], method_name[m], best[m][2], method_name[m], scaling[m]);
-	}
-	if (dev_pread)
-		printf(" dev_pread_vs_kcore=%.2f", scaling[DEV_PREAD] / scaling[KCORE]);
-	else
-		printf(" dev_pread_vs_kcore=na");
-	printf(" readv_vs_kcore=%.2f target_min=0.9\n", scaling[READV] / scaling[KCORE]);
+	print(stats, dev_pread, u.release, accel);
 	return 0;
 }
