@@ -17,11 +17,13 @@
  * logging when each chunk of CHUNK calls ended; the methods and process
  * counts take turns over ROUNDS rounds.  Two figures per method:
  *  - *_1p_per_s, *_2p_per_s, *_scaling: the best whole window of each;
- *  - *_both_scaling: calls per second of the two processes counted only
- *    over chunks during which both ran (tally()), over one process's
- *    while it ran.  On this shared 2-core host a vCPU loses its host CPU
- *    for milliseconds at a time; a whole window then measures the host.
- *    *_both_share says what share of the two processes' time counted.
+ *  - *_1p_ns, *_2p_both_ns: the median chunk's ns per call, alone and
+ *    while both processes ran at once (tally()); *_both_scaling is
+ *    2 x 1p_ns / 2p_both_ns, the calls per second two processes make
+ *    together while both run, over one's.  On this shared 2-core host a
+ *    vCPU loses its host CPU for milliseconds at a time, so a whole
+ *    window measures the host's scheduling as much as the kernel;
+ *    *_both_share says what share of the two processes' chunks counted.
  * A driver without pread() by address answers ESPIPE: dev_pread=ESPIPE
  * and its fields "na".
  */
@@ -46,7 +48,7 @@
 #define START_NS	50000000ULL	/* after the forks: both start together */
 #define CHUNK		32		/* calls between clock reads */
 #define CHUNKS_MAX	16384		/* chunk end times a process logs */
-#define RUNNING		3		/* a chunk up to 3x the fastest ran throughout */
+#define RUNNING		10		/* a chunk up to 10x the fastest kept its CPU */
 #define PROCS_MAX	2
 
 enum method { DEV_PREAD, READV, KCORE, METHODS };
@@ -66,16 +68,17 @@ struct chunk_log {
 	uint64_t end[CHUNKS_MAX];
 };
 
-/* Calls and time of the chunks that count, summed over rounds. */
-struct tally {
-	double calls, ns;
+/* Chunk durations (ns), gathered over the rounds. */
+struct samples {
+	double *ns;
+	size_t n, cap;
 };
 
 struct method_stats {
-	double best[PROCS_MAX + 1];		/* calls per second, whole windows */
-	struct tally running;			/* 1 process, chunks that ran throughout */
-	struct tally both[PROCS_MAX];		/* 2 processes, chunks both ran throughout */
-	double both_ns, all_ns;			/* 2 processes: those chunks' time, all time */
+	double best[PROCS_MAX + 1];	/* calls per second, whole windows */
+	struct samples one;		/* 1 process: every chunk */
+	struct samples both;		/* 2 processes: chunks while the other ran */
+	size_t all_two;			/* 2 processes: every chunk */
 };
 
 /* In a child pinned to @cpu: read from @log->start for WINDOW_NS, logging each chunk. */
@@ -182,55 +185,65 @@ static bool ran_throughout(const struct chunk_log *o, uint64_t s, uint64_t e, ui
 	return o->end[k - 1] >= e;
 }
 
+static bool add(struct samples *s, double ns)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 65536;
+		double *p = realloc(s->ns, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		s->ns = p;
+		s->cap = cap;
+	}
+	s->ns[s->n++] = ns;
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(struct samples *s)
+{
+	if (!s->n)
+		return 0;
+	qsort(s->ns, s->n, sizeof(*s->ns), cmp_double);
+	return s->ns[s->n / 2];
+}
+
 /*
  * The host runs other work on its 2 cores: a vCPU loses its host CPU for
  * milliseconds at a time, and a window's calls per second then say more
- * about the host than about the kernel.  So also count only the chunks
- * that ran throughout: with one process, chunks no slower than RUNNING
- * times the fastest; with two, such chunks during which the other
- * process also ran throughout, i.e. both were on a CPU at once.
+ * about the host than about the kernel.  A chunk (CHUNK calls, tens of
+ * microseconds) is rarely cut, so the median chunk is what a call costs
+ * while the process runs; with two processes, only the chunks during
+ * which the other process also ran throughout count (chunks of it cover
+ * the span, none RUNNING times slower than the fastest chunk alone: a
+ * slower one lost its CPU), i.e. both were on a CPU at once.
  */
-static void tally(struct method_stats *s, const struct chunk_log *one,
+static bool tally(struct method_stats *s, const struct chunk_log *one,
 		  const struct chunk_log two[PROCS_MAX])
 {
 	uint64_t limit = RUNNING * fastest_chunk(one);
 
 	for (uint32_t i = 0; i < one->n; i++)
-		if (chunk_ns(one, i) <= limit) {
-			s->running.calls += CHUNK;
-			s->running.ns += (double)chunk_ns(one, i);
-		}
+		if (!add(&s->one, (double)chunk_ns(one, i)))
+			return false;
 	for (int p = 0; p < PROCS_MAX; p++) {
 		const struct chunk_log *me = &two[p], *other = &two[!p];
 		uint32_t j = 0;
 
-		for (uint32_t i = 0; i < me->n; i++) {
-			uint64_t ns = chunk_ns(me, i);
-
-			s->all_ns += (double)ns;
-			if (ns > limit ||
-			    !ran_throughout(other, chunk_start(me, i), me->end[i], limit, &j))
-				continue;
-			s->both[p].calls += CHUNK;
-			s->both[p].ns += (double)ns;
-			s->both_ns += (double)ns;
-		}
+		s->all_two += me->n;
+		for (uint32_t i = 0; i < me->n; i++)
+			if (ran_throughout(other, chunk_start(me, i), me->end[i], limit, &j) &&
+			    !add(&s->both, (double)chunk_ns(me, i)))
+				return false;
 	}
-}
-
-static double tally_rate(const struct tally *t)
-{
-	return t->ns ? t->calls * 1e9 / t->ns : 0;
-}
-
-/* Calls per second of both processes while both ran, over one process's while it ran. */
-static double both_scaling(const struct method_stats *s)
-{
-	double one = tally_rate(&s->running), two = 0;
-
-	for (int p = 0; p < PROCS_MAX; p++)
-		two += tally_rate(&s->both[p]);
-	return one ? two / one : 0;
+	return true;
 }
 
 static int target(struct target *t, const struct kmem_ro_info *in, bool *dev_pread)
@@ -255,34 +268,32 @@ static int target(struct target *t, const struct kmem_ro_info *in, bool *dev_pre
 	return 0;
 }
 
-static void print(const struct method_stats s[METHODS], bool dev_pread, const char *release,
+static void print(struct method_stats s[METHODS], bool dev_pread, const char *release,
 		  const char *accel)
 {
 	double best_scaling[METHODS], both[METHODS];
 
 	printf("bench read_scaling kernel=%s accel=%s cpus=%ld bytes=8 rounds=%d window_ms=%llu"
-	       " chunk=%d running_max=%dx dev_pread=%s", release, accel,
-	       sysconf(_SC_NPROCESSORS_ONLN), ROUNDS, WINDOW_NS / 1000000, CHUNK, RUNNING,
-	       dev_pread ? "ok" : "ESPIPE");
+	       " chunk=%d dev_pread=%s", release, accel, sysconf(_SC_NPROCESSORS_ONLN), ROUNDS,
+	       WINDOW_NS / 1000000, CHUNK, dev_pread ? "ok" : "ESPIPE");
 	for (int m = 0; m < METHODS; m++) {
 		const char *n = method_name[m];
-		double two = 0;
+		double one, two;
 
 		if (m == DEV_PREAD && !dev_pread) {
-			printf(" %s_1p_per_s=na %s_2p_per_s=na %s_scaling=na %s_1p_running_per_s=na"
-			       " %s_2p_both_per_s=na %s_both_scaling=na %s_both_share=na",
+			printf(" %s_1p_per_s=na %s_2p_per_s=na %s_scaling=na %s_1p_ns=na"
+			       " %s_2p_both_ns=na %s_both_scaling=na %s_both_share=na",
 			       n, n, n, n, n, n, n);
 			continue;
 		}
-		for (int p = 0; p < PROCS_MAX; p++)
-			two += tally_rate(&s[m].both[p]);
+		one = median(&s[m].one) / CHUNK;
+		two = median(&s[m].both) / CHUNK;
 		best_scaling[m] = s[m].best[2] / s[m].best[1];
-		both[m] = both_scaling(&s[m]);
-		printf(" %s_1p_per_s=%.0f %s_2p_per_s=%.0f %s_scaling=%.2f %s_1p_running_per_s=%.0f"
-		       " %s_2p_both_per_s=%.0f %s_both_scaling=%.2f %s_both_share=%.2f",
-		       n, s[m].best[1], n, s[m].best[2], n, best_scaling[m], n,
-		       tally_rate(&s[m].running), n, two, n, both[m], n,
-		       s[m].all_ns ? s[m].both_ns / s[m].all_ns : 0);
+		both[m] = two ? PROCS_MAX * one / two : 0;
+		printf(" %s_1p_per_s=%.0f %s_2p_per_s=%.0f %s_scaling=%.2f %s_1p_ns=%.0f"
+		       " %s_2p_both_ns=%.0f %s_both_scaling=%.2f %s_both_share=%.2f",
+		       n, s[m].best[1], n, s[m].best[2], n, best_scaling[m], n, one, n, two, n,
+		       both[m], n, s[m].all_two ? (double)s[m].both.n / (double)s[m].all_two : 0);
 	}
 	if (dev_pread)
 		printf(" dev_pread_vs_kcore=%.2f dev_pread_vs_kcore_best=%.2f",
@@ -343,7 +354,8 @@ int main(void)
 				if (v > stats[m].best[procs])
 					stats[m].best[procs] = v;
 			}
-			tally(&stats[m], &log[0], &log[1]);
+			if (!tally(&stats[m], &log[0], &log[1]))
+				return 1;
 		}
 	print(stats, dev_pread, u.release, accel);
 	return 0;
