@@ -20,6 +20,7 @@
 #include <asm/pgtable.h>
 
 #include "internal.h"
+#include "ram.h"
 
 /*
  * PFN behind @addr: arithmetic in the direct map, which maps every RAM
@@ -27,8 +28,8 @@
  * linearly (ktext.c checked that at load); a page-table lookup for any
  * other address (vmalloc, modules, fixmap).
  */
-static int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
-			    unsigned long *pfn)
+static __always_inline int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
+					    unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -44,9 +45,9 @@ static int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
-static int kmem_ro_checked_pfn(unsigned long cur, struct kmem_ro_reader *r,
-			       struct kmem_ro_checked_page *checked,
-			       unsigned long *pfn)
+static __always_inline int kmem_ro_checked_pfn(unsigned long cur, struct kmem_ro_reader *r,
+					       struct kmem_ro_checked_page *checked,
+					       unsigned long *pfn)
 {
 	int err;
 
@@ -76,6 +77,24 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 	r->pt.nr = 0;
 }
 
+static __always_inline void __kmem_ro_reader_begin(struct kmem_ro_reader *r)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	r->ram = kmem_ro_ram_rcu();
+}
+
+static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
+	__releases(RCU)
+{
+	rcu_read_unlock();
+	if (unlikely(r->offline_held)) {
+		page_offline_end();
+		r->offline_held = false;
+		r->pt.nr = 0;	/* driver-managed table pages may go now */
+	}
+}
+
 /**
  * kmem_ro_reader_begin() - start a section of checks and copies
  * @r: the reader (kmem_ro_reader_init())
@@ -91,8 +110,7 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 void kmem_ro_reader_begin(struct kmem_ro_reader *r)
 	__acquires(RCU)
 {
-	rcu_read_lock();
-	r->ram = kmem_ro_ram_rcu();
+	__kmem_ro_reader_begin(r);
 }
 
 /**
@@ -102,12 +120,7 @@ void kmem_ro_reader_begin(struct kmem_ro_reader *r)
 void kmem_ro_reader_end(struct kmem_ro_reader *r)
 	__releases(RCU)
 {
-	rcu_read_unlock();
-	if (r->offline_held) {
-		page_offline_end();
-		r->offline_held = false;
-		r->pt.nr = 0;	/* driver-managed table pages may go now */
-	}
+	__kmem_ro_reader_end(r);
 }
 
 /*
@@ -134,27 +147,10 @@ static void kmem_ro_reader_hold_offline(struct kmem_ro_reader *r,
 		checked->vpage = 0;
 }
 
-/**
- * kmem_ro_read_object() - copy part of a kernel object into a kernel buffer
- * @dst: destination, @len bytes
- * @addr: kernel virtual address
- * @len: bytes; may cross pages
- * @r: the reader, inside a section (kmem_ro_reader_begin())
- * @checked: the object's last checked page (cleared per object), or NULL
- * @err: returns the errno of the page that stopped the read (0 if none)
- *
- * Every byte is copied through the direct map of a PFN that passed every
- * check; a page's check is done once per object (see struct
- * kmem_ro_checked_page), the copy every time.  A page of driver-managed
- * RAM makes the section take page_offline_begin() (may sleep, between
- * two RCU read-side sections), held until kmem_ro_reader_end().
- *
- * Return: the number of bytes read, @len unless a page failed (then @err
- * says why).
- */
-size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
-			   struct kmem_ro_reader *r,
-			   struct kmem_ro_checked_page *checked, int *err)
+static __always_inline size_t __kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
+						     struct kmem_ro_reader *r,
+						     struct kmem_ro_checked_page *checked,
+						     int *err)
 {
 	size_t done = 0;
 
@@ -182,6 +178,56 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 		done += chunk;
 	}
 	return done;
+}
+
+
+/**
+ * kmem_ro_read_object() - copy part of a kernel object into a kernel buffer
+ * @dst: destination, @len bytes
+ * @addr: kernel virtual address
+ * @len: bytes; may cross pages
+ * @r: the reader, inside a section (kmem_ro_reader_begin())
+ * @checked: the object's last checked page (cleared per object), or NULL
+ * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * Every byte is copied through the direct map of a PFN that passed every
+ * check; a page's check is done once per object (see struct
+ * kmem_ro_checked_page), the copy every time.  A page of driver-managed
+ * RAM makes the section take page_offline_begin() (may sleep, between
+ * two RCU read-side sections), held until kmem_ro_reader_end().
+ *
+ * Return: the number of bytes read, @len unless a page failed (then @err
+ * says why).
+ */
+size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
+			   struct kmem_ro_reader *r,
+			   struct kmem_ro_checked_page *checked, int *err)
+{
+	return __kmem_ro_read_object(dst, addr, len, r, checked, err);
+}
+
+/**
+ * kmem_ro_read_section() - read @len bytes at @addr in a section of their own
+ * @dst: destination, @len bytes
+ * @addr: kernel virtual address
+ * @len: bytes; may cross pages
+ * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * One read of one object (a pread, a large READV segment's page): the
+ * checks and the copy inline, the fewest calls a read can make.
+ *
+ * Return: as kmem_ro_read_object().
+ */
+size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
+{
+	struct kmem_ro_reader r;
+	size_t got;
+
+	kmem_ro_reader_init(&r);
+	__kmem_ro_reader_begin(&r);
+	got = __kmem_ro_read_object(dst, addr, len, &r, NULL, err);
+	__kmem_ro_reader_end(&r);
+	return got;
 }
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
