@@ -27,6 +27,9 @@
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
 # column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
 # (vmtest/build-root.sh udev SUITE) and `make install` in $BUILD/vm/install.
+# A group whose extra column has +virtio-mem=SIZEM gets a virtio-mem device
+# (resized when the guest prints "@@VMEM_REQUEST BYTES": virtio-mem-qmp.py)
+# and the kernel's virtio_mem module from $KMEM_RO_CACHE/kernels/<kernel>.
 # VM_EXTRA_CPIO="A.cpio ..." appends those archives to every initramfs,
 # last (their files win): a tree too large or foreign for the stage, such as
 # tests/vm/crash.sh's crash, its Debian release's libraries and vmlinux.
@@ -179,7 +182,7 @@ make_initramfs() {
 # boot kernel accel cmdline log initrd [qemu-trace-event [virtio-mem-size]]
 boot() {
 	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single trace=()
-	local mem=$MEM vmem=() qmp_pid= rc
+	local mem=$MEM vmem=() qmp_pid='' rc
 	# QEMU's own trace of an event (log backend), to $log.trace
 	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
 	# +virtio-mem=SIZE: a virtio-mem device of SIZE (MiB), nothing plugged
@@ -188,6 +191,7 @@ boot() {
 	if [ -n "${7:-}" ]; then
 		mem="$MEM,maxmem=$((MEM + ${7%M}))M"
 		rm -f "$log.qmp"
+		# shellcheck disable=SC2054	# QEMU's options: commas inside words
 		vmem=(-object "memory-backend-ram,id=vmem0,size=$7"
 		      -device virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0
 		      -qmp "unix:$log.qmp,server=on,wait=off")
@@ -278,7 +282,7 @@ judge() {
 # $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
 run_one() {
 	local kernel=$1 group=$2 accel=$3 extra=$4 root=- cmdline initrd start rc verdict log trace=
-	local vmem= words=() word
+	local vmem='' words=() word
 	shift 4
 	log=$logs/$kernel-$group.log
 	rm -f "$log"

@@ -14,9 +14,9 @@
  * reads (pread, READV, WALK) as /proc/kcore and the pages' owner see it,
  * as root and as a member of the device's group; and while blocks are
  * being unplugged no read hangs and none returns data for a page that was
- * already unplugged.  Whether a page is unplugged comes from the kernel's
- * /proc/kpageflags: KPF_OFFLINE (PageOffline) or KPF_NOPAGE (no online
- * memory map: the block is offline or gone).
+ * already unplugged.  Whether a page is unplugged comes from the kernel:
+ * its memory block's state in sysfs (offline, or gone), or KPF_OFFLINE
+ * (PageOffline) in /proc/kpageflags.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,7 +41,6 @@
 #define PAGE		4096UL
 #define MEMBER_UID	1000
 #define VMEM_DRIVER	"/sys/bus/virtio/drivers/virtio_mem/"
-#define KPF_NOPAGE_BIT	(1ULL << 20)
 #define KPF_OFFLINE_BIT	(1ULL << 23)
 /* pages looked at: one per stride, moving inside it from pass to pass */
 #define STRIDE		(64UL << 10)
@@ -182,17 +181,54 @@ static bool in_ranges(const struct kmem_ro_range *r, unsigned int n, uint64_t st
 	return false;
 }
 
-/* Is the page at @pfn unplugged?  1, 0, or -errno (kpageflags unreadable). */
-static int page_gone(int kpf, uint64_t pfn)
-{
-	uint64_t flags;
-	ssize_t n = pread(kpf, &flags, sizeof(flags), pfn * sizeof(flags));
+/* What a page of the region is: the kernel's word, not the driver's. */
+enum page_state { PLUGGED, PAGE_OFFLINE, BLOCK_GONE };
 
-	if (n == 0)		/* past max_pfn: never plugged */
-		return 1;
+/* Is memory block @idx online?  1, 0 (offline or removed), -errno. */
+static int block_online(uint64_t idx)
+{
+	char path[96], state[16] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%" PRIu64 "/state", idx);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, state, sizeof(state) - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ENODEV ? 0 : -errno;	/* removed while open */
+	return !strncmp(state, "online", 6);
+}
+
+/*
+ * The page at @phys: in a block that is not online (offline or removed),
+ * PageOffline (KPF_OFFLINE in /proc/kpageflags: unplugged inside an
+ * online block), or plugged; -errno if the kernel would not say.  The
+ * block's sysfs state, not KPF_NOPAGE: 7.3 reports a PFN without an
+ * online page as 0, as it does a free page on a per-CPU list.
+ */
+static int page_state(int kpf, const struct vmem *v, uint64_t phys)
+{
+	int online = block_online(phys / v->block);
+	uint64_t flags = 0;
+	ssize_t n;
+
+	if (online <= 0)
+		return online < 0 ? online : BLOCK_GONE;
+	n = pread(kpf, &flags, sizeof(flags), phys / PAGE * sizeof(flags));
 	if (n != sizeof(flags))
 		return n < 0 ? -errno : -EIO;
-	return !!(flags & (KPF_OFFLINE_BIT | KPF_NOPAGE_BIT));
+	return flags & KPF_OFFLINE_BIT ? PAGE_OFFLINE : PLUGGED;
+}
+
+/* Is the page at @phys unplugged?  1, 0, or -errno. */
+static int page_gone(int kpf, const struct vmem *v, uint64_t phys)
+{
+	int state = page_state(kpf, v, phys);
+
+	return state < 0 ? state : state != PLUGGED;
 }
 
 static uint64_t kaddr(const struct vmem *v, uint64_t phys)
@@ -361,26 +397,26 @@ static int reader_pass(struct reader_ctx *c, int fd, unsigned int pass)
 			continue;
 		}
 		if (!vec) {
-			int b = page_gone(c->kpf, p / PAGE);
+			int b = page_gone(c->kpf, v, p);
 
 			e = c->kind == R_WALK ? read_walk(fd, kaddr(v, p)) :
 			    read_pread(fd, kaddr(v, p), read_buf);
 			if (e < 0)
 				return reader_fail(c, "WALK at %#" PRIx64 ": %s", p, strerror(errno));
-			if (judge_read(c, p, b, e, page_gone(c->kpf, p / PAGE)))
+			if (judge_read(c, p, b, e, page_gone(c->kpf, v, p)))
 				return 1;
 			continue;
 		}
 		phys[n] = p;
 		addr[n] = kaddr(v, p);
-		before[n] = page_gone(c->kpf, p / PAGE);
+		before[n] = page_gone(c->kpf, v, p);
 		if (++n < READV_BATCH && p + STRIDE < v->end)
 			continue;
 		e = read_readv(fd, addr, n, read_buf, err);
 		if (e)
 			return reader_fail(c, "READV: %s", strerror(e));
 		for (unsigned int i = 0; i < n; i++)
-			if (judge_read(c, phys[i], before[i], err[i], page_gone(c->kpf, phys[i] / PAGE)))
+			if (judge_read(c, phys[i], before[i], err[i], page_gone(c->kpf, v, phys[i])))
 				return 1;
 		n = 0;
 	}
@@ -443,27 +479,24 @@ static pid_t reader_start(struct reader_ctx *c)
 static void check_at_rest(int fd, int kpf, const struct vmem *v, bool removed_eperm,
 			  unsigned int seen[3])
 {
-	uint64_t flags;
 	int err[3];
 
 	seen[0] = seen[1] = seen[2] = 0;
 	for (uint64_t p = v->start; p < v->end; p += STRIDE) {
 		uint64_t a = kaddr(v, p);
-		ssize_t n = pread(kpf, &flags, sizeof(flags), p / PAGE * sizeof(flags));
-		int kind = n == 0 || (flags & KPF_NOPAGE_BIT) ? 2 :
-			   (flags & KPF_OFFLINE_BIT) ? 1 : 0;
+		int kind = page_state(kpf, v, p);
 
-		ck_assert(n == 0 || n == sizeof(flags));
+		ck_assert_msg(kind >= 0, "state of %#" PRIx64 ": %s", p, strerror(-kind));
 		err[0] = read_pread(fd, a, read_buf);
 		ck_assert_int_eq(read_readv(fd, &a, 1, read_buf, &err[1]), 0);
 		err[2] = read_walk(fd, a);
 		for (int i = 0; i < 3; i++) {
 			static const char *const how[] = { "pread", "READV", "WALK" };
 
-			if (kind == 0)
+			if (kind == PLUGGED)
 				ck_assert_msg(!err[i], "%s of plugged %#" PRIx64 ": %s", how[i], p,
 					      strerror(err[i]));
-			else if (kind == 1)
+			else if (kind == PAGE_OFFLINE)
 				ck_assert_msg(err[i] == EPERM, "%s of PageOffline %#" PRIx64 ": %s",
 					      how[i], p, strerror(err[i]));
 			else
@@ -543,7 +576,7 @@ static void own_pages(struct own *o, const struct vmem *v, int kpf)
 	for (size_t off = 0; off < OWN_BUF && o->n < OWN_PAGES; off += PAGE) {
 		uint64_t phys = vt_pagemap_pfn(o->buf + off) * PAGE;
 
-		if (phys < v->start || phys >= v->end || page_gone(kpf, phys / PAGE))
+		if (phys < v->start || phys >= v->end || page_gone(kpf, v, phys))
 			continue;
 		o->page[o->n] = o->buf + off;
 		o->addr[o->n++] = kaddr(v, phys);
