@@ -282,7 +282,7 @@ judge() {
 # $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
 run_one() {
 	local kernel=$1 group=$2 accel=$3 extra=$4 root=- cmdline initrd start rc verdict log trace=
-	local vmem='' words=() word
+	local vmem_size='' words=() word
 	shift 4
 	log=$logs/$kernel-$group.log
 	rm -f "$log"
@@ -311,16 +311,16 @@ run_one() {
 		+virtio-mem=*)
 			[[ $word =~ ^\+virtio-mem=[1-9][0-9]*M$ ]] ||
 				{ say "$group: '$word': want +virtio-mem=SIZEM (MiB)"; return 1; }
-			vmem=${word#+virtio-mem=}
+			vmem_size=${word#+virtio-mem=}
 			;;
 		+*) say "$group: unknown harness option '$word'"; return 1 ;;
 		*) cmdline+=${cmdline:+,}$word ;;
 		esac
 	done
-	initrd=$(VMEM=$vmem make_initramfs "$kernel" "$accel" "$root" "$@") ||
+	initrd=$(VMEM=$vmem_size make_initramfs "$kernel" "$accel" "$root" "$@") ||
 		{ say "missing test binaries or modules"; return 1; }
 	start=$(date +%s)
-	boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem"
+	boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 	rc=$?
 	# A group marked "+retry" in its accel column depends on where one
 	# boot's allocator puts pages (alias_test): one more boot if the
@@ -328,7 +328,7 @@ run_one() {
 	if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
 		say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
 		mv "$log" "$log.1"
-		boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem"
+		boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 		rc=$?
 	fi
 	rm -f "$initrd"
