@@ -192,13 +192,14 @@ static int block_online(uint64_t idx)
 	int fd;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%" PRIu64 "/state", idx);
+	/* ENODEV: removed while being opened or read */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT || errno == ENODEV ? 0 : -errno;
 	n = read(fd, state, sizeof(state) - 1);
 	close(fd);
 	if (n < 0)
-		return errno == ENODEV ? 0 : -errno;	/* removed while open */
+		return errno == ENODEV ? 0 : -errno;
 	return !strncmp(state, "online", 6);
 }
 
@@ -337,7 +338,8 @@ reader_fail(struct reader_ctx *c, const char *fmt, ...)
 static int judge_read(struct reader_ctx *c, uint64_t phys, int before, int err, int after)
 {
 	if (before < 0 || after < 0)
-		return reader_fail(c, "kpageflags: %s", strerror(-(before < 0 ? before : after)));
+		return reader_fail(c, "state of %#" PRIx64 ": %s", phys,
+				   strerror(-(before < 0 ? before : after)));
 	if (!err) {
 		if (before)
 			return reader_fail(c, "%s read %#" PRIx64 ", unplugged before the read",
