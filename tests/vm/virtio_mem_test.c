@@ -390,7 +390,9 @@ static int reader_pass(struct reader_ctx *c, int fd, unsigned int pass)
 			/* zeros for unplugged pages; a removed block has no segment */
 			off_t off = kcore_offset(kfd, kaddr(v, p));
 
-			if (off && pread(kfd, read_buf, PAGE, off) != (ssize_t)PAGE) {
+			if (!off)
+				continue;
+			if (pread(kfd, read_buf, PAGE, off) != (ssize_t)PAGE) {
 				e = errno;
 				close(kfd);
 				return reader_fail(c, "kcore at %#" PRIx64 ": %s", p, strerror(e));
