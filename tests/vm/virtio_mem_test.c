@@ -207,8 +207,8 @@ static int block_online(uint64_t idx)
  * The page at @phys: in a block that is not online (offline or removed),
  * PageOffline (KPF_OFFLINE in /proc/kpageflags: unplugged inside an
  * online block), or plugged; -errno if the kernel would not say.  The
- * block's sysfs state, not KPF_NOPAGE: 7.3 reports a PFN without an
- * online page as 0, as it does a free page on a per-CPU list.
+ * block's sysfs state, not KPF_NOPAGE: 7.3 gave 0 for a PFN of a removed
+ * block, as for a free page on a per-CPU list.
  */
 static int page_state(int kpf, const struct vmem *v, uint64_t phys)
 {
