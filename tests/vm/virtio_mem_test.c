@@ -43,7 +43,7 @@
 #define VMEM_DRIVER	"/sys/bus/virtio/drivers/virtio_mem/"
 #define KPF_OFFLINE_BIT	(1ULL << 23)
 /* pages looked at: one per stride, moving inside it from pass to pass */
-#define STRIDE		(64UL << 10)
+#define STRIDE		(128UL << 10)
 #define READV_BATCH	64
 /* pages of our own read back in plugged memory */
 #define OWN_PAGES	256
@@ -447,6 +447,8 @@ static int reader_run(void *arg)
 		last = atomic_load(&c->sh->stop);
 		if (reader_pass(c, fd, pass++))
 			return 1;
+		/* the vCPUs are one host thread: leave virtio_mem's worker some */
+		usleep(2000);
 	} while (!last);
 	close(fd);
 	return 0;
