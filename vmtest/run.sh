@@ -182,7 +182,7 @@ make_initramfs() {
 # boot kernel accel cmdline log initrd [qemu-trace-event [virtio-mem-size]]
 boot() {
 	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single trace=()
-	local mem=$MEM vmem=() qmp_pid='' rc
+	local mem=$MEM vmem=() qmp_pid='' qmp rc
 	# QEMU's own trace of an event (log backend), to $log.trace
 	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
 	# +virtio-mem=SIZE: a virtio-mem device of SIZE (MiB), nothing plugged
@@ -190,12 +190,13 @@ boot() {
 	# requested size when the guest prints "@@VMEM_REQUEST BYTES".
 	if [ -n "${7:-}" ]; then
 		mem="$MEM,maxmem=$((MEM + ${7%M}))M"
-		rm -f "$log.qmp"
+		# in /tmp: a socket's path has at most 107 bytes
+		qmp=$(mktemp -u "${TMPDIR:-/tmp}/kmem_ro-qmp.XXXXXX")
 		# shellcheck disable=SC2054	# QEMU's options: commas inside words
 		vmem=(-object "memory-backend-ram,id=vmem0,size=$7"
 		      -device virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0
-		      -qmp "unix:$log.qmp,server=on,wait=off")
-		"$here/virtio-mem-qmp.py" "$log.qmp" "$log" &
+		      -qmp "unix:$qmp,server=on,wait=off")
+		"$here/virtio-mem-qmp.py" "$qmp" "$log" &
 		qmp_pid=$!
 	fi
 	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
@@ -227,7 +228,7 @@ boot() {
 		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 no_timer_check $extra" </dev/null
 	rc=$?
 	# the helper ends when QEMU closes the socket
-	[ -n "$qmp_pid" ] && { wait "$qmp_pid"; rm -f "$log.qmp"; }
+	[ -n "$qmp_pid" ] && { wait "$qmp_pid"; rm -f "$qmp"; }
 	return $rc
 }
 
