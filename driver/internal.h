@@ -10,6 +10,7 @@
 #include <linux/pfn.h>
 #include <asm/page.h>
 #include <linux/rcupdate.h>
+#include <linux/uaccess.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
 struct kmem_ro_pfns {
@@ -103,7 +104,36 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
 size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err);
-int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
+
+/* Up to this many bytes go out as plain stores, not copy_to_user(). */
+#define KMEM_RO_SMALL_COPY	64
+
+/**
+ * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
+ * @ubuf: user destination
+ * @bounce: the driver's own buffer, never a kernel object
+ * @len: bytes
+ *
+ * Most reads, READV segments and WALK records are a field or a pointer:
+ * for those a few 8-byte stores beat copy_to_user()'s hardened-usercopy
+ * object check and the start-up cost of rep movsb.  Inline: a call and a
+ * return would cost as much as the stores.
+ *
+ * Return: 0 or -EFAULT.
+ */
+static inline int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
+{
+	if (len > KMEM_RO_SMALL_COPY)
+		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
+	if (!user_access_begin(ubuf, len))
+		return -EFAULT;
+	unsafe_copy_to_user(ubuf, bounce, len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
 void kmem_ro_read_exit(void);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);

@@ -124,6 +124,26 @@ void kmem_ro_reader_end(struct kmem_ro_reader *r)
 }
 
 /*
+ * copy_from_kernel_nofault() of a direct-map address, without its call
+ * for the commonest read, one aligned word (a pointer, a counter): a
+ * single load with an exception-table entry, as copy_from_kernel_nofault()
+ * itself does it (x86 stores to any @dst alignment).
+ */
+static __always_inline int kmem_ro_copy_nofault(void *dst, const void *src, size_t len)
+{
+	if (len == sizeof(u64) && IS_ALIGNED((unsigned long)src, sizeof(u64))) {
+		pagefault_disable();
+		__get_kernel_nofault(dst, src, u64, fault);
+		pagefault_enable();
+		return 0;
+fault:
+		pagefault_enable();
+		return -EFAULT;
+	}
+	return copy_from_kernel_nofault(dst, src, len);
+}
+
+/*
  * Driver-managed RAM met: virtio-mem sets PageOffline() on its pages
  * under page_offline_begin() and then asks the host to take them away, so
  * a page that passed kmem_ro_page_online() must not go offline before it
@@ -169,9 +189,8 @@ static __always_inline size_t __kmem_ro_read_object(void *dst, unsigned long add
 			continue;
 		}
 		/* not in the direct map: hidden (memfd_secret) */
-		if (!*err && copy_from_kernel_nofault(dst + done,
-						      pfn_to_kaddr(pfn) + offset_in_page(cur),
-						      chunk))
+		if (!*err && kmem_ro_copy_nofault(dst + done,
+						  pfn_to_kaddr(pfn) + offset_in_page(cur), chunk))
 			*err = -EPERM;
 		if (*err)
 			break;
@@ -228,33 +247,4 @@ size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
 	got = __kmem_ro_read_object(dst, addr, len, &r, NULL, err);
 	__kmem_ro_reader_end(&r);
 	return got;
-}
-
-/* Up to this many bytes go out as plain stores, not copy_to_user(). */
-#define KMEM_RO_SMALL_COPY	64
-
-/**
- * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
- * @ubuf: user destination
- * @bounce: the driver's own buffer, never a kernel object
- * @len: bytes
- *
- * Most READV segments and WALK records are a field or a pointer: for
- * those a few 8-byte stores beat copy_to_user()'s hardened-usercopy object
- * check and the start-up cost of rep movsb.
- *
- * Return: 0 or -EFAULT.
- */
-int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
-{
-	if (len > KMEM_RO_SMALL_COPY)
-		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
-	if (!user_access_begin(ubuf, len))
-		return -EFAULT;
-	unsafe_copy_to_user(ubuf, bounce, len, efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
 }

@@ -3,6 +3,8 @@
  * kmem_ro - where the kernel text is: found once at load from the kernel's
  * own page tables, read by INFO, the text mapping and the page checks.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <asm/pgtable.h>
@@ -86,6 +88,8 @@ static void kmem_ro_image_init(void)
 		}
 		addr = next;
 	}
+	pr_info("kernel image read by arithmetic over %u run(s) from %#lx\n",
+		kmem_ro_image_nr, kmem_ro_image_nr ? kmem_ro_image[0].start : 0);
 }
 
 /**

@@ -87,7 +87,9 @@ ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *p
 			cond_resched();
 		}
 		got = kmem_ro_read_section(bounce, addr + done, min(len - done, most), &err);
-		left = got ? copy_to_user(ubuf + done, bounce, got) : 0;
+		/* a few stores for a field; copy_to_user() counts what a fault left */
+		left = got && kmem_ro_copy_out(ubuf + done, bounce, got) ?
+		       copy_to_user(ubuf + done, bounce, got) : 0;
 		done += got - left;
 		if (left)
 			err = -EFAULT;
