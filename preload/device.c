@@ -7,12 +7,56 @@
 #include "preload.h"
 
 #define RAM_TRIES	8
+/* A signal before any byte: the read is made again, this many times. */
+#define READ_TRIES	64
 
 _Atomic(struct kdev *) cur_dev;
 /* cur_dev's fd, -1 if none: lets close() of other fds skip the shim. */
 atomic_int dev_fd = -1;
 
 static void dev_unmap(struct kdev *d);
+
+/* One READV segment straight into buf (a driver without pread()). */
+static int64_t readv_one(int fd, uint64_t vaddr, void *buf, size_t n)
+{
+	struct kmem_ro_iov iov = {
+		.addr = vaddr,
+		.len = n < KMEM_RO_READV_MAX_BYTES ? n : KMEM_RO_READV_MAX_BYTES,
+		.buf = (uintptr_t)buf,
+	};
+
+	for (int tries = 0; tries < READ_TRIES; tries++) {
+		struct kmem_ro_readv arg = {
+			.size = sizeof(arg),
+			.iov_addr = (uintptr_t)&iov,
+			.iov_count = 1,
+		};
+
+		if (ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (arg.done == 1)	/* else a signal came first: again */
+			return iov.result;
+	}
+	return -EINTR;
+}
+
+int64_t device_read(const struct kdev *d, int fd, uint64_t vaddr, void *buf, size_t n)
+{
+	if (!(d->info.features & KMEM_RO_FEAT_PREAD))
+		return readv_one(fd, vaddr, buf, n);
+	for (int tries = 0; tries < READ_TRIES; tries++) {
+		ssize_t r = CALL_REAL(pread64, -1, fd, buf, n, KMEM_RO_READ_OFFSET(vaddr));
+
+		if (r >= 0)
+			return r;
+		if (errno != EINTR)
+			return -errno;
+	}
+	return -EINTR;
+}
 
 void dev_free(struct retired *r)
 {
@@ -153,7 +197,7 @@ static struct kdev *dev_new(void)
 	if (!ram)
 		goto out_close;
 	if (in.abi_version < 1 || !(in.ioctls & (1ULL << _IOC_NR(KMEM_RO_IOC_INFO))) ||
-	    !(in.features & KMEM_RO_FEAT_READV))
+	    !(in.features & (KMEM_RO_FEAT_PREAD | KMEM_RO_FEAT_READV)))
 		goto out_ram;
 	if (in.features & KMEM_RO_FEAT_MMAP_RAM) {
 		d = dev_alloc(&in, nr);
@@ -223,7 +267,7 @@ struct kdev *dev_get(void)
  * only; past the text the image has holes the kernel freed (init, the
  * gaps around rodata): kcore reads them as zeros through the unmapped
  * image address, a mapping of their physical pages would show whatever
- * reuses them.  READV reads the image address too.
+ * reuses them.  The device reads the image address too.
  */
 struct kwin seg_window(const struct kdev *d, const struct kseg *s, uint64_t size)
 {

@@ -58,7 +58,7 @@ void drop(int fd, bool want_write_back)
 	enter(&c);
 	/*
 	 * The program closes our device fd (closefrom() before exec, say):
-	 * the mapping stays, READV is gone, and we must never close the
+	 * the mapping stays, device reads are gone, and we must never close the
 	 * number again - it may be the program's by then.
 	 */
 	d = atomic_load(&cur_dev);

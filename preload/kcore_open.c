@@ -115,11 +115,22 @@ static bool read_line(const char *path, char *buf, size_t cap)
 	return true;
 }
 
+/* kmemdev__read_fn through the device: all of it, or -errno. */
 static int synth_read_fn(void *arg, uint64_t kaddr, void *buf, size_t len)
 {
-	int64_t r = readv_some(*(int *)arg, kaddr, buf, len);
+	const struct kdev *d = arg;
+	int fd = atomic_load(&d->fd);
+	size_t done = 0;
 
-	return r == (int64_t)len ? 0 : r < 0 ? (int)r : -EFAULT;
+	while (done < len) {
+		int64_t r = fd < 0 ? -EBADF : device_read(d, fd, kaddr + done,
+							  (char *)buf + done, len - done);
+
+		if (r <= 0)
+			return done ? -EFAULT : r < 0 ? (int)r : -EFAULT;
+		done += (size_t)r;
+	}
+	return 0;
 }
 
 /*
@@ -160,7 +171,7 @@ static void *synth_alloc(size_t len)
 	return page_alloc(len, false);
 }
 
-static int synth_bounds(struct kdev *d, struct kcore_synth *k, int dfd)
+static int synth_bounds(struct kdev *d, struct kcore_synth *k)
 {
 	static const struct kcore_synth_mem mem = { synth_alloc, page_free };
 	int err;
@@ -178,8 +189,7 @@ static int synth_bounds(struct kdev *d, struct kcore_synth *k, int dfd)
 	/* strscpy() of saved_command_line, which /proc/cmdline shows */
 	if (read_line("/proc/cmdline", line, sizeof(line)))
 		memcpy(d->psargs, line, strnlen(line, sizeof(d->psargs) - 1));
-	err = kmemdev__kcore_synth_bounds(k, d->info.page_size, synth_read_fn, &dfd,
-					  &mem);
+	err = kmemdev__kcore_synth_bounds(k, d->info.page_size, synth_read_fn, d, &mem);
 	if (err)
 		return err;
 	d->image_end = k->image_end;
@@ -232,7 +242,7 @@ static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *le
 	unsigned char *note = NULL, *hdr = NULL;
 	size_t ram_len = 0, work_len = 0, len = 0, hdr_len = 0;
 	unsigned int nr = 0;
-	int64_t r;
+	int r;
 	int dfd = atomic_load(&d->fd), fd = -1, err = ENOMEM;
 
 	if (dfd < 0 || !(in->features & KMEM_RO_FEAT_VMCOREINFO) || !in->vmcoreinfo_size) {
@@ -261,15 +271,15 @@ static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *le
 		goto out;
 	k.seg = (struct kcore_synth_seg *)(note + ((in->vmcoreinfo_size + 7) & ~7U));
 	work_len += 8;
-	r = readv_some(dfd, in->page_offset + in->vmcoreinfo_addr, note, in->vmcoreinfo_size);
-	if (r != (int64_t)in->vmcoreinfo_size) {
-		err = r < 0 ? (int)-r : EIO;
+	r = synth_read_fn(d, in->page_offset + in->vmcoreinfo_addr, note, in->vmcoreinfo_size);
+	if (r) {
+		err = -r;
 		goto out;
 	}
 	err = EPROTO;
 	if (kmemdev__vmcoreinfo_parse(note, in->vmcoreinfo_size, &k.note, &k.note_len))
 		goto out;
-	if (synth_bounds(d, &k, dfd) || kmemdev__kcore_synth_layout(&k, &now, ram, nr))
+	if (synth_bounds(d, &k) || kmemdev__kcore_synth_layout(&k, &now, ram, nr))
 		goto out;
 	err = ENOMEM;
 	hdr_len = k.header_len;

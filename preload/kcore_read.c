@@ -5,42 +5,14 @@
  *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
  *    text_end) from a read-only mapping of the device: no system call;
  *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
- *    image, RAM with mmap_ram=0) with READV; a page READV refuses (EFAULT,
- *    ENXIO, EPERM) reads as zeros, as kcore zeroes a page it cannot copy.
+ *    image, RAM with mmap_ram=0) with one pread() of the device by address
+ *    (device_read(); one READV segment with an older driver); a page the
+ *    device refuses (EFAULT, ENXIO, EPERM, EINVAL) reads as zeros, as
+ *    kcore zeroes a page it cannot copy.
+ * So a kcore pread() of readable bytes in one segment is one device
+ * pread(), or none.
  */
 #include "preload.h"
-
-/* Larger reads are served in pieces of this size. */
-#define SERVE_MAX	KMEM_RO_READV_MAX_BYTES
-#define READV_TRIES	64
-
-/* One READV segment straight into buf: bytes read (short if a later page
- * failed), or a negative errno. */
-int64_t readv_some(int fd, uint64_t vaddr, void *buf, size_t n)
-{
-	struct kmem_ro_iov iov = {
-		.addr = vaddr,
-		.len = n,
-		.buf = (uintptr_t)buf,
-	};
-
-	for (int tries = 0; tries < READV_TRIES; tries++) {
-		struct kmem_ro_readv arg = {
-			.size = sizeof(arg),
-			.iov_addr = (uintptr_t)&iov,
-			.iov_count = 1,
-		};
-
-		if (ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (arg.done == 1)	/* else a signal came first: again */
-			return iov.result;
-	}
-	return -EINTR;
-}
 
 /* What the file holds at off, and how far that lasts: the segment, or
  * NULL with *len cut at the next segment (the header, or a hole). */
@@ -70,8 +42,9 @@ static const struct kseg *piece(const struct kshared *sh, uint64_t off,
 
 /*
  * Segment bytes [off, off + n) into buf, as kcore reads them: from the
- * mapping into pages known writable, else READV; a page the device will
- * not read is zeros (kcore: read_kcore_iter() zeroes what it cannot
+ * mapping into pages known writable, else from the device (a read that
+ * comes back short, at a page the device refuses or for a signal, goes on
+ * from there); a page the device will not read is zeros (kcore: read_kcore_iter() zeroes what it cannot
  * copy), taken from the memfd's hole at the same offset so that an
  * unwritable buffer fails with EFAULT as kcore's copy does.  n, or -1
  * with errno (EFAULT: the whole read fails, as kcore's).
@@ -85,7 +58,7 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 	unsigned long gen = 0;
 	uintptr_t lo = 0, hi = 0;
 	size_t done = 0;
-	bool known = true;	/* READV only: nothing to learn */
+	bool known = true;	/* device reads only: nothing to learn */
 	int dfd;
 
 	if (vaddr >= w->lo && vaddr < w->hi && n <= w->hi - vaddr) {
@@ -102,7 +75,8 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 	}
 	dfd = atomic_load(&d->fd);
 	while (done < n) {
-		int64_t r = dfd < 0 ? -EBADF : readv_some(dfd, vaddr + done, buf + done, n - done);
+		int64_t r = dfd < 0 ? -EBADF : device_read(d, dfd, vaddr + done, buf + done,
+							   n - done);
 		size_t z;
 		ssize_t got;
 
@@ -147,8 +121,6 @@ ssize_t synth_pread(int fd, const struct kfile *kf, void *buf, size_t n,
 		const struct kseg *s;
 		ssize_t got;
 
-		if (len > SERVE_MAX)
-			len = SERVE_MAX;
 		if (o < sh->data_offset) {
 			s = NULL;
 			if (len > sh->data_offset - o)

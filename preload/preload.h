@@ -6,8 +6,8 @@
  * With the device there, an open of procfs's kcore never reaches the
  * kernel: the shim serves the kcore the device describes, its header in a
  * sealed memfd of the file's size, and answers reads itself, from a
- * read-only mapping of the device or with device reads, zeros where kcore
- * gives zeros.  fstat/statx/fstatfs answer as kcore's, mmap fails as
+ * read-only mapping of the device or with one pread() of the device,
+ * zeros where kcore gives zeros.  fstat/statx/fstatfs answer as kcore's, mmap fails as
  * kcore's (EIO).  Where the bytes could still differ: README.md,
  * "/proc/kcore readers, unchanged".
  *
@@ -140,13 +140,13 @@ struct kfile {
 struct kmap {
 	uint64_t start;
 	uint64_t len;
-	const unsigned char *base;	/* NULL: not mapped, READV only */
+	const unsigned char *base;	/* NULL: not mapped, device reads only */
 };
 
 /**
  * struct kdev - /dev/kmem_ro, opened for the first kcore file
  * @node: for reclaim(); first
- * @fd: for READV; -1 once the program closed it behind our back
+ * @fd: for device reads; -1 once the program closed it behind our back
  * @files: kfiles reading through it; 0 once retired
  * @info: the handshake's answer
  * @nr: number of @range and @map
@@ -297,6 +297,14 @@ void wr_add(uintptr_t lo, uintptr_t hi);
 extern _Atomic(struct kdev *) cur_dev;
 /* cur_dev's fd, -1 if none: lets close() of other fds skip the shim. */
 extern atomic_int dev_fd;
+/*
+ * n bytes at kernel address vaddr into buf, with one pread() of the
+ * device fd by address (KMEM_RO_FEAT_PREAD), else one READV segment (at
+ * most KMEM_RO_READV_MAX_BYTES of it); made again after a signal that
+ * came before any byte.  Bytes read (short at the first page that fails,
+ * or for a signal), or the negative errno of the first page.
+ */
+int64_t device_read(const struct kdev *d, int fd, uint64_t vaddr, void *buf, size_t n);
 /* The device for one more file (a reference); inside the shim. */
 struct kdev *dev_get(void);
 void dev_free(struct retired *r);
@@ -346,7 +354,6 @@ static inline struct kfile *file_of(int fd)
 
 /* ---- kcore_read.c ---- */
 
-int64_t readv_some(int fd, uint64_t vaddr, void *buf, size_t n);
 ssize_t synth_pread(int fd, const struct kfile *kf, void *buf, size_t n,
 		    uint64_t off);
 ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served);

@@ -39,13 +39,12 @@ static struct change changes[CHANGES];
 uintptr_t page_size = WGRAN;
 
 /*
- * Pages this thread knows writable: [lo, hi) where a READV wrote, valid
- * while no change since number gen met them; set by the first page lo.
- * Written only by
- * this thread and the handlers that interrupt it: seq is odd during a
- * write, and a reader that sees it change (a handler wrote meanwhile) does
- * not trust what it read.  A write left by a jump leaves its entry unused
- * for good.
+ * Pages this thread knows writable: [lo, hi) where a device read wrote,
+ * valid while no change since number gen met them; set by the first page
+ * lo.  Written only by this thread and the handlers that interrupt it:
+ * seq is odd during a write, and a reader that sees it change (a handler
+ * wrote meanwhile) does not trust what it read.  A write left by a jump
+ * leaves its entry unused for good.
  */
 struct wentry {
 	unsigned int seq;
