@@ -54,7 +54,7 @@ long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls)
 	info.page_size = PAGE_SIZE;
 	info.features = KMEM_RO_FEAT_INFO | KMEM_RO_FEAT_READV | KMEM_RO_FEAT_WALK |
 			KMEM_RO_FEAT_PAGEMAP | KMEM_RO_FEAT_PROBES | KMEM_RO_FEAT_EVENTS |
-			KMEM_RO_FEAT_PROBE_FILTER |
+			KMEM_RO_FEAT_PROBE_FILTER | KMEM_RO_FEAT_PREAD |
 			kmem_ro_mmap_features() | kmem_ro_vmcoreinfo(&info);
 	info.ioctls = ioctls;
 	info.pmd_size = PMD_SIZE;

@@ -7,18 +7,17 @@
 
 #include <linux/types.h>
 #include <linux/compiler_types.h>
-#include <linux/kref.h>
 #include <linux/rcupdate.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
 struct kmem_ro_pfns {
 	unsigned long start;
 	unsigned long end;		/* exclusive */
+	bool managed;			/* IORESOURCE_SYSRAM_DRIVER_MANAGED (virtio-mem) */
 };
 
 struct kmem_ro_ram {
-	struct kref ref;		/* the current list (kmem_ro_ram_current()) */
-	struct rcu_head rcu;
+	struct rcu_head rcu;		/* the current list is freed after readers */
 	unsigned int nr;
 	unsigned int cap;
 	struct kmem_ro_pfns pfns[];
@@ -30,17 +29,10 @@ int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count
 bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
 bool kmem_ro_page_online(unsigned long pfn);
-int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram);
-struct kmem_ro_pt_memo;
-int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
-			 struct kmem_ro_pt_memo *memo,
-			 unsigned long *pfn, unsigned int *level);
-bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
-struct kmem_ro_ram *kmem_ro_ram_current(void);
-void kmem_ro_ram_put(struct kmem_ro_ram *ram);
+const struct kmem_ro_ram *kmem_ro_ram_rcu(void);
 int kmem_ro_ram_refresh(void);
 
 /**
@@ -49,9 +41,9 @@ int kmem_ro_ram_refresh(void);
  * @nr: how many of @pfn are set
  *
  * Addresses read one after another mostly share their upper tables (every
- * kernel-text address the same PGD, P4D and PUD page): under one
- * kmem_ro_read_lock() hold each table page is checked once, as a data
- * page is once per object.  Cleared (@nr = 0) whenever the hold ends.
+ * kernel-text address the same PGD, P4D and PUD page): within one
+ * reader (struct kmem_ro_reader: one object, or one READV group) each
+ * table page is checked once, as a data page is once per object.
  */
 #define KMEM_RO_PT_MEMO	4
 struct kmem_ro_pt_memo {
@@ -60,10 +52,40 @@ struct kmem_ro_pt_memo {
 };
 
 /**
+ * struct kmem_ro_reader - one section of checks and copies (kread.c)
+ * @ram: the System RAM list, valid until kmem_ro_reader_end()
+ * @offline_held: page_offline_begin() is held: pages of driver-managed
+ *	RAM may be checked and copied (see kmem_ro_reader_begin())
+ * @managed_ok: driver-managed RAM passes without the hold: set only by a
+ *	caller that guards such RAM itself (mmap.c's revocation)
+ * @pt: table pages checked in this section
+ *
+ * A section is an RCU read-side critical section: nothing in it may
+ * sleep, so it never spans a user copy.
+ */
+struct kmem_ro_reader {
+	const struct kmem_ro_ram *ram;
+	bool offline_held;
+	bool managed_ok;
+	struct kmem_ro_pt_memo pt;
+};
+
+/*
+ * Internal only, never returned to user space: the page is driver-managed
+ * RAM and the reader holds no page_offline_begin() (kmem_ro_read_object()
+ * takes it and tries again).
+ */
+#define KMEM_RO_NEED_OFFLINE_HOLD	EAGAIN
+
+int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r);
+int kmem_ro_kernel_entry(unsigned long addr, struct kmem_ro_reader *r,
+			 unsigned long *pfn, unsigned int *level);
+bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
+
+/**
  * struct kmem_ro_checked_page - the last page a read of one object checked
  * @vpage: page-aligned address that was asked for, 0 for none
  * @pfn: the PFN behind it, which passed every check
- * @pt: table pages checked under the same kmem_ro_read_lock() hold
  *
  * Reading several fields of one object (a WALK node) with one of these,
  * cleared per object, looks each of its pages up and checks it once, as
@@ -72,18 +94,18 @@ struct kmem_ro_pt_memo {
 struct kmem_ro_checked_page {
 	unsigned long vpage;
 	unsigned long pfn;
-	struct kmem_ro_pt_memo pt;
 };
 
 struct file;
-void kmem_ro_read_lock(void);
-void kmem_ro_read_unlock(void);
+void kmem_ro_reader_init(struct kmem_ro_reader *r);
+void kmem_ro_reader_begin(struct kmem_ro_reader *r) __acquires(RCU);
+void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
-			   const struct kmem_ro_ram *ram,
+			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
-size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
-			   const struct kmem_ro_ram *ram, int *err);
 int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
+ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
+void kmem_ro_read_exit(void);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_walk_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);
@@ -120,6 +142,7 @@ long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls);
 int kmem_ro_text_init(void);
 void kmem_ro_text_range(unsigned long *start, unsigned long *end);
 void kmem_ro_text_pfns(unsigned long *start, unsigned long *end);
+bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn);
 
 struct vm_area_struct;
 u64 kmem_ro_mmap_features(void);

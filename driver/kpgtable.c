@@ -17,17 +17,17 @@
 #include "internal.h"
 
 /* Check table page @table_pfn, unless @memo says it passed already. */
-static int kmem_ro_pt_check(unsigned long table_pfn, const struct kmem_ro_ram *ram,
-			    struct kmem_ro_pt_memo *memo)
+static int kmem_ro_pt_check(unsigned long table_pfn, struct kmem_ro_reader *r)
 {
+	struct kmem_ro_pt_memo *memo = &r->pt;
 	unsigned int i;
 	int err;
 
-	for (i = 0; memo && i < memo->nr; i++)
+	for (i = 0; i < memo->nr; i++)
 		if (memo->pfn[i] == table_pfn)
 			return 0;
-	err = kmem_ro_ram_check_pfn(table_pfn, ram);
-	if (!err && memo && memo->nr < KMEM_RO_PT_MEMO)
+	err = kmem_ro_ram_check_pfn(table_pfn, r);
+	if (!err && memo->nr < KMEM_RO_PT_MEMO)
 		memo->pfn[memo->nr++] = table_pfn;
 	return err;
 }
@@ -37,11 +37,10 @@ static int kmem_ro_pt_check(unsigned long table_pfn, const struct kmem_ro_ram *r
  * page faults (it left the direct map), or the errno of its check.
  */
 static int kmem_ro_pt_read(unsigned long table_pfn, unsigned int index,
-			   const struct kmem_ro_ram *ram, struct kmem_ro_pt_memo *memo,
-			   unsigned long *val)
+			   struct kmem_ro_reader *r, unsigned long *val)
 {
 	unsigned long *table = pfn_to_kaddr(table_pfn);
-	int err = kmem_ro_pt_check(table_pfn, ram, memo);
+	int err = kmem_ro_pt_check(table_pfn, r);
 
 	if (err)
 		return err;
@@ -56,10 +55,9 @@ static unsigned long kmem_ro_pt_next(unsigned long val)
 
 /* Read entry @index of @table_pfn into @val: 0 if present, else -errno. */
 static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
-			      const struct kmem_ro_ram *ram, struct kmem_ro_pt_memo *memo,
-			      unsigned long *val)
+			      struct kmem_ro_reader *r, unsigned long *val)
 {
-	int err = kmem_ro_pt_read(table_pfn, index, ram, memo, val);
+	int err = kmem_ro_pt_read(table_pfn, index, r, val);
 
 	if (!err && !(*val & _PAGE_PRESENT))
 		err = -EFAULT;
@@ -69,9 +67,8 @@ static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
 /**
  * kmem_ro_kernel_entry() - the kernel page-table entry mapping @addr
  * @addr: kernel virtual address
- * @ram: System RAM list every table page must be in
- * @memo: table pages checked under the caller's kmem_ro_read_lock() hold,
- *	or NULL (struct kmem_ro_pt_memo)
+ * @r: the reader: every table page must pass kmem_ro_ram_check_pfn() with
+ *	it (its @pt remembers those that did)
  * @pfn: returns the PFN it maps
  * @level: returns its level (PG_LEVEL_4K, _2M, _1G)
  *
@@ -87,21 +84,21 @@ static int kmem_ro_pt_present(unsigned long table_pfn, unsigned int index,
  * caller's to check.
  *
  * Return: 0 if a present entry maps @addr; -EFAULT if none does (or a
- * table page faulted); -ENXIO or -EPERM if a table page on the way failed
- * its check (kmem_ro_ram_check_pfn()), and was not read.
+ * table page faulted); -ENXIO, -EPERM or -KMEM_RO_NEED_OFFLINE_HOLD if a
+ * table page on the way failed its check (kmem_ro_ram_check_pfn()), and
+ * was not read.
  */
-int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
-			 struct kmem_ro_pt_memo *memo,
+int kmem_ro_kernel_entry(unsigned long addr, struct kmem_ro_reader *r,
 			 unsigned long *pfn, unsigned int *level)
 {
 	unsigned long table = PHYS_PFN(read_cr3_pa()), val;
 	int err;
 
-	err = kmem_ro_pt_present(table, pgd_index(addr), ram, memo, &val);
+	err = kmem_ro_pt_present(table, pgd_index(addr), r, &val);
 	if (!err && pgtable_l5_enabled())
-		err = kmem_ro_pt_present(kmem_ro_pt_next(val), p4d_index(addr), ram, memo, &val);
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), p4d_index(addr), r, &val);
 	if (!err)
-		err = kmem_ro_pt_present(kmem_ro_pt_next(val), pud_index(addr), ram, memo, &val);
+		err = kmem_ro_pt_present(kmem_ro_pt_next(val), pud_index(addr), r, &val);
 	if (err)
 		return err;
 	if (val & _PAGE_PSE) {
@@ -109,7 +106,7 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = pud_pfn(__pud(val)) + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
 		return 0;
 	}
-	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pmd_index(addr), ram, memo, &val);
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pmd_index(addr), r, &val);
 	if (err)
 		return err;
 	if (val & _PAGE_PSE) {
@@ -117,7 +114,7 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = pmd_pfn(__pmd(val)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 		return 0;
 	}
-	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pte_index(addr), ram, memo, &val);
+	err = kmem_ro_pt_present(kmem_ro_pt_next(val), pte_index(addr), r, &val);
 	if (err)
 		return err;
 	*level = PG_LEVEL_4K;
@@ -139,15 +136,17 @@ int kmem_ro_kernel_entry(unsigned long addr, const struct kmem_ro_ram *ram,
  */
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level)
 {
-	struct kmem_ro_ram *ram;
+	/* mmap.c revokes driver-managed RAM itself (hotplug.c) */
+	struct kmem_ro_reader r = { .managed_ok = true };
 	unsigned long mapped;
 	bool ok;
 
 	if (!kmem_ro_page_online(pfn))
 		return false;
-	ram = kmem_ro_ram_current();
-	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), ram, NULL, &mapped, level) &&
+	rcu_read_lock();
+	r.ram = kmem_ro_ram_rcu();
+	ok = !kmem_ro_kernel_entry((unsigned long)pfn_to_kaddr(pfn), &r, &mapped, level) &&
 	     mapped == pfn;
-	kmem_ro_ram_put(ram);
+	rcu_read_unlock();
 	return ok;
 }

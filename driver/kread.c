@@ -8,8 +8,14 @@
  * that was asked for.  An alias can change under us (a vfree() and an
  * ioremap() reusing the range, freed image memory handed to memfd_secret);
  * the direct map of a checked RAM page cannot become MMIO.
+ *
+ * Checks and copies run in reader sections (struct kmem_ro_reader): the
+ * RAM list read under RCU, no lock and no atomic for boot RAM, so readers
+ * never wait for each other or for /proc/kcore's readers.
  */
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/uaccess.h>
 #include <asm/pgtable.h>
 
@@ -17,10 +23,12 @@
 
 /*
  * PFN behind @addr: arithmetic in the direct map, which maps every RAM
- * page at one fixed place; a page-table lookup for any other address.
+ * page at one fixed place, and in the kernel image where it is mapped
+ * linearly (ktext.c checked that at load); a page-table lookup for any
+ * other address (vmalloc, modules, fixmap).
  */
-static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
-			    struct kmem_ro_pt_memo *memo, unsigned long *pfn)
+static int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
+			    unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -30,11 +38,13 @@ static int kmem_ro_addr_pfn(unsigned long addr, const struct kmem_ro_ram *ram,
 		*pfn = PHYS_PFN(addr - PAGE_OFFSET);
 		return 0;
 	}
-	return kmem_ro_kernel_entry(addr, ram, memo, pfn, &level);
+	if (kmem_ro_image_pfn(addr, pfn))
+		return 0;
+	return kmem_ro_kernel_entry(addr, r, pfn, &level);
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
-static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
+static int kmem_ro_checked_pfn(unsigned long cur, struct kmem_ro_reader *r,
 			       struct kmem_ro_checked_page *checked,
 			       unsigned long *pfn)
 {
@@ -45,9 +55,9 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 		*pfn = checked->pfn;
 		return 0;
 	}
-	err = kmem_ro_addr_pfn(cur, ram, checked ? &checked->pt : NULL, pfn);
+	err = kmem_ro_addr_pfn(cur, r, pfn);
 	if (!err)
-		err = kmem_ro_ram_check_pfn(*pfn, ram);
+		err = kmem_ro_ram_check_pfn(*pfn, r);
 	if (!err && checked) {
 		checked->vpage = cur & PAGE_MASK;
 		checked->pfn = *pfn;
@@ -56,32 +66,72 @@ static int kmem_ro_checked_pfn(unsigned long cur, const struct kmem_ro_ram *ram,
 }
 
 /**
- * kmem_ro_read_lock() - hold off pages going logically offline
- *
- * virtio-mem sets PageOffline() on a page and then asks the host to take
- * it away: a page that passed kmem_ro_page_online() must not go offline
- * before it is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds
- * page_offline_freeze(), the read side of mm/util.c's page_offline_rwsem,
- * around its checks and copies; that side is not exported.  The write
- * side, page_offline_begin(), is, and it is what virtio_mem.c holds while
- * it sets PageOffline(): holding it excludes those setters just as well.
- * The cost of the write side is that readers of kmem_ro and of kcore wait
- * for each other, so it is held only while checking and copying into a
- * kernel buffer -- one READV group of small segments, one page of a large
- * one, one WALK node -- never across a user copy (a user page can stall
- * for ever) and never across cond_resched().
+ * kmem_ro_reader_init() - a reader that has checked nothing yet
+ * @r: the reader
  */
-void kmem_ro_read_lock(void)
+void kmem_ro_reader_init(struct kmem_ro_reader *r)
 {
-	page_offline_begin();
+	r->offline_held = false;
+	r->managed_ok = false;
+	r->pt.nr = 0;
 }
 
 /**
- * kmem_ro_read_unlock() - let pages go offline again
+ * kmem_ro_reader_begin() - start a section of checks and copies
+ * @r: the reader (kmem_ro_reader_init())
+ *
+ * A section reads the RAM list under RCU: no reference, no lock, no
+ * atomic for boot RAM.  It must not sleep, so it ends before any user
+ * copy (a user page can stall for ever: FUSE, userfaultfd) and before
+ * cond_resched().  Table pages checked in one section count in the next
+ * sections of the same reader: its callers re-initialise it per object
+ * or group of segments and never sleep in between.  Those of a section
+ * that held the offline lock do not (kmem_ro_reader_end()).
  */
-void kmem_ro_read_unlock(void)
+void kmem_ro_reader_begin(struct kmem_ro_reader *r)
+	__acquires(RCU)
 {
-	page_offline_end();
+	rcu_read_lock();
+	r->ram = kmem_ro_ram_rcu();
+}
+
+/**
+ * kmem_ro_reader_end() - end the section; let pages go offline again
+ * @r: the reader
+ */
+void kmem_ro_reader_end(struct kmem_ro_reader *r)
+	__releases(RCU)
+{
+	rcu_read_unlock();
+	if (r->offline_held) {
+		page_offline_end();
+		r->offline_held = false;
+		r->pt.nr = 0;	/* driver-managed table pages may go now */
+	}
+}
+
+/*
+ * Driver-managed RAM met: virtio-mem sets PageOffline() on its pages
+ * under page_offline_begin() and then asks the host to take them away, so
+ * a page that passed kmem_ro_page_online() must not go offline before it
+ * is copied.  read_kcore_iter() (6.1, 6.12, 7.3) holds the read side,
+ * page_offline_freeze(), which is not exported; the write side is, and
+ * excludes those setters just as well, at the cost of excluding other
+ * readers too: so it is taken only here, for the rest of the section,
+ * never for boot RAM.  The section is begun again (it may not sleep):
+ * what it checked before counts no more.
+ */
+static void kmem_ro_reader_hold_offline(struct kmem_ro_reader *r,
+					struct kmem_ro_checked_page *checked)
+{
+	rcu_read_unlock();
+	page_offline_begin();
+	rcu_read_lock();
+	r->ram = kmem_ro_ram_rcu();
+	r->offline_held = true;
+	r->pt.nr = 0;
+	if (checked)
+		checked->vpage = 0;
 }
 
 /**
@@ -89,21 +139,21 @@ void kmem_ro_read_unlock(void)
  * @dst: destination, @len bytes
  * @addr: kernel virtual address
  * @len: bytes; may cross pages
- * @ram: System RAM snapshot taken for this call
+ * @r: the reader, inside a section (kmem_ro_reader_begin())
  * @checked: the object's last checked page (cleared per object), or NULL
  * @err: returns the errno of the page that stopped the read (0 if none)
  *
- * Call under kmem_ro_read_lock(), held across every read of one object
- * that shares @checked: a page checked earlier stays online until copied.
  * Every byte is copied through the direct map of a PFN that passed every
  * check; a page's check is done once per object (see struct
- * kmem_ro_checked_page), the copy every time.
+ * kmem_ro_checked_page), the copy every time.  A page of driver-managed
+ * RAM makes the section take page_offline_begin() (may sleep, between
+ * two RCU read-side sections), held until kmem_ro_reader_end().
  *
  * Return: the number of bytes read, @len unless a page failed (then @err
  * says why).
  */
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
-			   const struct kmem_ro_ram *ram,
+			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err)
 {
 	size_t done = 0;
@@ -117,7 +167,11 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 		unsigned long cur = addr + done, pfn;
 		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
 
-		*err = kmem_ro_checked_pfn(cur, ram, checked, &pfn);
+		*err = kmem_ro_checked_pfn(cur, r, checked, &pfn);
+		if (*err == -KMEM_RO_NEED_OFFLINE_HOLD) {
+			kmem_ro_reader_hold_offline(r, checked);
+			continue;
+		}
 		/* not in the direct map: hidden (memfd_secret) */
 		if (!*err && copy_from_kernel_nofault(dst + done,
 						      pfn_to_kaddr(pfn) + offset_in_page(cur),
@@ -128,24 +182,6 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 		done += chunk;
 	}
 	return done;
-}
-
-/**
- * kmem_ro_read_kernel() - copy kernel memory into a kernel buffer
- * @dst: destination, @len bytes
- * @addr: kernel virtual address
- * @len: bytes; may cross pages
- * @ram: System RAM snapshot taken for this call
- * @err: returns the errno of the page that stopped the read (0 if none)
- *
- * Call under kmem_ro_read_lock().
- *
- * Return: as kmem_ro_read_object(), each page checked.
- */
-size_t kmem_ro_read_kernel(void *dst, unsigned long addr, size_t len,
-			   const struct kmem_ro_ram *ram, int *err)
-{
-	return kmem_ro_read_object(dst, addr, len, ram, NULL, err);
 }
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */

@@ -12,6 +12,18 @@
 static unsigned long kmem_ro_text_start, kmem_ro_text_end;
 
 /*
+ * Where the kernel image's high mapping is linear (virtual address minus
+ * __START_KERNEL_map plus phys_base, as __pa_symbol() computes it), found
+ * at load.  Up to this many runs; any part of the image beyond them keeps
+ * the page-table walk.
+ */
+#define KMEM_RO_IMAGE_RUNS	8
+static struct {
+	unsigned long start, end;
+} kmem_ro_image[KMEM_RO_IMAGE_RUNS];
+static unsigned int kmem_ro_image_nr;
+
+/*
  * Is @addr in an executable kernel mapping?  @mask returns the mask of the
  * mapping level found, so callers can move by 2 MiB where the kernel did.
  */
@@ -24,6 +36,85 @@ static bool kmem_ro_kernel_exec(unsigned long addr, unsigned long *mask)
 		return false;
 	*mask = page_level_mask(level);
 	return (pte_flags(*pte) & (_PAGE_PRESENT | _PAGE_NX)) == _PAGE_PRESENT;
+}
+
+/* The first PFN a present leaf entry of @level maps (no PAT bit of a huge one). */
+static unsigned long kmem_ro_leaf_pfn(pte_t *pte, unsigned int level)
+{
+	switch (level) {
+	case PG_LEVEL_1G:
+		return pud_pfn(*(pud_t *)pte);
+	case PG_LEVEL_2M:
+		return pmd_pfn(*(pmd_t *)pte);
+	default:
+		return pte_pfn(*pte);
+	}
+}
+
+/* The PFN the image's linear mapping gives @addr. */
+static unsigned long kmem_ro_image_linear_pfn(unsigned long addr)
+{
+	return PHYS_PFN(addr - __START_KERNEL_map + phys_base);
+}
+
+/*
+ * Record each run of the image's high mapping whose entries all map the
+ * PFN arithmetic gives.  The mapping is final by the time a module loads:
+ * init memory was freed and, with PTI, its alias unmapped (those holes
+ * stay with the walk, which finds them unmapped); later changes
+ * (set_memory_*()) alter permissions, never the PFN.  Entries that map
+ * any other PFN, if a kernel ever has them, stay with the walk too.
+ */
+static void kmem_ro_image_init(void)
+{
+	unsigned long addr = kmem_ro_text_start & PMD_MASK;
+	unsigned long end = __START_KERNEL_map + KERNEL_IMAGE_SIZE;
+
+	while (addr < end && addr >= __START_KERNEL_map) {
+		unsigned int level;
+		pte_t *pte = lookup_address(addr, &level);
+		unsigned long size = PMD_SIZE, next;
+		bool linear = false;
+
+		if (pte && level != PG_LEVEL_NONE) {
+			size = page_level_size(level);
+			linear = (pte_flags(*pte) & _PAGE_PRESENT) &&
+				 kmem_ro_leaf_pfn(pte, level) +
+				 ((addr & ~page_level_mask(level)) >> PAGE_SHIFT) ==
+				 kmem_ro_image_linear_pfn(addr);
+		}
+		next = (addr & ~(size - 1)) + size;
+		if (linear) {
+			unsigned int n = kmem_ro_image_nr;
+
+			if (n && kmem_ro_image[n - 1].end == addr)
+				kmem_ro_image[n - 1].end = next;
+			else if (n < KMEM_RO_IMAGE_RUNS)
+				kmem_ro_image[kmem_ro_image_nr++] =
+					(typeof(kmem_ro_image[0])){ addr, next };
+		}
+		addr = next;
+	}
+}
+
+/**
+ * kmem_ro_image_pfn() - the PFN behind a kernel-image address, by arithmetic
+ * @addr: kernel virtual address
+ * @pfn: returns the PFN, for the caller to check as any RAM page
+ *
+ * Return: true if @addr lies where the image is mapped linearly.
+ */
+bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn)
+{
+	unsigned int i;
+
+	for (i = 0; i < kmem_ro_image_nr; i++) {
+		if (addr >= kmem_ro_image[i].start && addr < kmem_ro_image[i].end) {
+			*pfn = kmem_ro_image_linear_pfn(addr);
+			return true;
+		}
+	}
+	return false;
 }
 
 /**
@@ -54,6 +145,7 @@ int kmem_ro_text_init(void)
 
 	kmem_ro_text_start = start;
 	kmem_ro_text_end = end;
+	kmem_ro_image_init();
 	return 0;
 }
 

@@ -45,7 +45,7 @@ static int kmem_ro_open(struct inode *inode, struct file *file)
 		return -EPERM;
 	kmem_ro_hotplug_open(file);	/* its mappings revocable with all others */
 	file->private_data = NULL;	/* probes of this file, made on first use */
-	return nonseekable_open(inode, file);
+	return 0;
 }
 
 static int kmem_ro_release(struct inode *inode, struct file *file)
@@ -172,6 +172,9 @@ static const struct file_operations kmem_ro_fops = {
 	.owner = THIS_MODULE,
 	.open = kmem_ro_open,
 	.release = kmem_ro_release,
+	/* the file position is KMEM_RO_READ_OFFSET() of an address: no end */
+	.llseek = no_seek_end_llseek,
+	.read = kmem_ro_read,
 	.unlocked_ioctl = kmem_ro_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = kmem_ro_mmap,
@@ -226,6 +229,7 @@ static void __exit kmem_ro_exit(void)
 	kmem_ro_hotplug_exit();
 	kmem_ro_probe_exit();
 	kmem_ro_events_exit();
+	kmem_ro_read_exit();
 	kmem_ro_ram_exit();
 }
 

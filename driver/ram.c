@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/efi.h>
+#include <linux/bitmap.h>
 #include <linux/ioport.h>
 #include <linux/memory_hotplug.h>
 #include <linux/minmax.h>
@@ -51,6 +52,7 @@ static DEFINE_MUTEX(kmem_ro_ram_lock);	/* serialises refreshes */
  */
 struct kmem_ro_ram_walk {
 	struct kmem_ro_range *ranges;
+	unsigned long *managed;		/* bitmap over @ranges, or NULL */
 	u32 cap;
 	u32 count;
 };
@@ -62,6 +64,8 @@ static int kmem_ro_ram_add(struct resource *res, void *arg)
 	if (walk->count < walk->cap) {
 		walk->ranges[walk->count].start = res->start;
 		walk->ranges[walk->count].end = res->end + 1;
+		if (walk->managed && (res->flags & IORESOURCE_SYSRAM_DRIVER_MANAGED))
+			__set_bit(walk->count, walk->managed);
 	}
 	walk->count++;
 	return 0;
@@ -90,6 +94,12 @@ static int kmem_ro_ram_walk(u64 start, u64 end, u32 max, struct kmem_ro_ram_walk
 		walk->ranges = kvcalloc(want, sizeof(*walk->ranges), GFP_KERNEL);
 		if (!walk->ranges)
 			return -ENOMEM;
+		if (walk->managed) {
+			bitmap_free(walk->managed);
+			walk->managed = bitmap_zalloc(want, GFP_KERNEL);
+			if (!walk->managed)
+				return -ENOMEM;
+		}
 		walk->cap = want;
 	}
 }
@@ -124,7 +134,9 @@ int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count
  *
  * Taken from the resource tree (what /proc/iomem shows), so the hot paths
  * that consult it take no lock.  Memory hotplug after the snapshot is
- * caught by kmem_ro_page_readable(), which asks the memory map.
+ * caught by kmem_ro_page_readable(), which asks the memory map.  Each range
+ * says whether a driver manages it (IORESOURCE_SYSRAM_DRIVER_MANAGED:
+ * virtio-mem), whose pages may go logically offline under a reader.
  *
  * Return: the snapshot (kfree() it), ERR_PTR(-EINVAL) if the range holds
  * no RAM, ERR_PTR(-ENOMEM).
@@ -132,12 +144,14 @@ int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count
 struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last)
 {
 	struct kmem_ro_ram_walk walk = { };
-	struct kmem_ro_ram *ram;
+	struct kmem_ro_ram *ram = NULL;
 	unsigned long start, end;
 	unsigned int i;
 
-	if (kmem_ro_ram_walk(PFN_PHYS(first), PFN_PHYS(last) - 1, U32_MAX, &walk))
-		return ERR_PTR(-ENOMEM);
+	walk.managed = bitmap_zalloc(1, GFP_KERNEL);
+	if (!walk.managed ||
+	    kmem_ro_ram_walk(PFN_PHYS(first), PFN_PHYS(last) - 1, U32_MAX, &walk))
+		goto out;
 	ram = kzalloc(struct_size(ram, pfns, walk.count), GFP_KERNEL);
 	if (!ram)
 		goto out;
@@ -147,46 +161,30 @@ struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last)
 		start = PFN_UP(walk.ranges[i].start);
 		end = PFN_DOWN(walk.ranges[i].end);
 		if (start < end)
-			ram->pfns[ram->nr++] = (struct kmem_ro_pfns){ start, end };
+			ram->pfns[ram->nr++] = (struct kmem_ro_pfns){
+				start, end, test_bit(i, walk.managed) };
 	}
 	if (!ram->nr) {
 		kfree(ram);
 		ram = ERR_PTR(-EINVAL);
 	}
 out:
+	bitmap_free(walk.managed);
 	kvfree(walk.ranges);
 	return ram ?: ERR_PTR(-ENOMEM);
 }
 
-static void kmem_ro_ram_release(struct kref *ref)
-{
-	kfree_rcu(container_of(ref, struct kmem_ro_ram, ref), rcu);
-}
-
 /**
- * kmem_ro_ram_current() - the System RAM list, for one call
+ * kmem_ro_ram_rcu() - the System RAM list, for one reader's section
  *
- * Return: the list, held until kmem_ro_ram_put().
+ * Call under rcu_read_lock(): the list stays valid until
+ * rcu_read_unlock(), and costs a reader no atomic, as a reference would.
+ *
+ * Return: the list.
  */
-struct kmem_ro_ram *kmem_ro_ram_current(void)
+const struct kmem_ro_ram *kmem_ro_ram_rcu(void)
 {
-	struct kmem_ro_ram *ram;
-
-	rcu_read_lock();
-	do
-		ram = rcu_dereference(kmem_ro_ram_now);
-	while (!kref_get_unless_zero(&ram->ref));
-	rcu_read_unlock();
-	return ram;
-}
-
-/**
- * kmem_ro_ram_put() - done with a list from kmem_ro_ram_current()
- * @ram: the list
- */
-void kmem_ro_ram_put(struct kmem_ro_ram *ram)
-{
-	kref_put(&ram->ref, kmem_ro_ram_release);
+	return rcu_dereference(kmem_ro_ram_now);
 }
 
 /**
@@ -200,13 +198,24 @@ int kmem_ro_ram_refresh(void)
 
 	if (IS_ERR(ram))
 		return PTR_ERR(ram);
-	kref_init(&ram->ref);
 	mutex_lock(&kmem_ro_ram_lock);
 	old = rcu_replace_pointer(kmem_ro_ram_now, ram, lockdep_is_held(&kmem_ro_ram_lock));
 	mutex_unlock(&kmem_ro_ram_lock);
 	if (old)
-		kmem_ro_ram_put(old);
+		kfree_rcu(old, rcu);
 	return 0;
+}
+
+/* The range of @ram holding @nr pages from @pfn, or NULL. */
+static const struct kmem_ro_pfns *kmem_ro_ram_find(const struct kmem_ro_ram *ram,
+						   unsigned long pfn, unsigned long nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ram->nr; i++)
+		if (pfn >= ram->pfns[i].start && pfn + nr <= ram->pfns[i].end)
+			return &ram->pfns[i];
+	return NULL;
 }
 
 /**
@@ -220,12 +229,7 @@ int kmem_ro_ram_refresh(void)
 bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr)
 {
-	unsigned int i;
-
-	for (i = 0; i < ram->nr; i++)
-		if (pfn >= ram->pfns[i].start && pfn + nr <= ram->pfns[i].end)
-			return true;
-	return false;
+	return kmem_ro_ram_find(ram, pfn, nr);
 }
 
 /**
@@ -259,7 +263,7 @@ bool kmem_ro_page_online(unsigned long pfn)
 /**
  * kmem_ro_ram_check_pfn() - may this page be touched at all?
  * @pfn: any page
- * @ram: System RAM list taken for this call
+ * @r: the reader, whose RAM list is taken for this section
  *
  * The one check of a page before it is read: a data page (kread.c) and
  * each page-table page on the way to it (kpgtable.c).  Whether the direct
@@ -267,13 +271,23 @@ bool kmem_ro_page_online(unsigned long pfn)
  * the *_nofault() read through the direct map finds out, as in
  * read_kcore_iter(), at no cost when it does.
  *
+ * Only virtio-mem sets PageOffline() under page_offline_begin(), and only
+ * on RAM it added as driver-managed: a page there is checked and copied
+ * under that hold, as read_kcore_iter() holds page_offline_freeze(); no
+ * other RAM needs it (docs/security.md lists every setter).
+ *
  * Return: 0 if it may be read, -ENXIO if it is not System RAM, -EPERM if
- * it is RAM that must not be read (kmem_ro_page_online()).
+ * it is RAM that must not be read (kmem_ro_page_online()),
+ * -KMEM_RO_NEED_OFFLINE_HOLD for driver-managed RAM without the hold.
  */
-int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_ram *ram)
+int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r)
 {
-	if (!kmem_ro_ram_contains(ram, pfn, 1))
+	const struct kmem_ro_pfns *range = kmem_ro_ram_find(r->ram, pfn, 1);
+
+	if (!range)
 		return -ENXIO;
+	if (range->managed && !r->offline_held && !r->managed_ok)
+		return -KMEM_RO_NEED_OFFLINE_HOLD;
 	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
 }
 
@@ -336,5 +350,5 @@ int kmem_ro_ram_init(void)
  */
 void kmem_ro_ram_exit(void)
 {
-	kmem_ro_ram_put(rcu_dereference_protected(kmem_ro_ram_now, 1));
+	kfree(rcu_dereference_protected(kmem_ro_ram_now, 1));
 }

@@ -37,15 +37,14 @@ struct kmem_ro_readv_group {
 	u32 first;				/* segment index of res[0] */
 	u32 nr;					/* segments read, not yet out */
 	u32 used;				/* bytes of data[] they take */
-	bool locked;				/* kmem_ro_read_lock() held */
-	struct kmem_ro_checked_page checked;	/* its table pages (.pt) */
+	struct kmem_ro_reader r;		/* its table pages (.pt) */
+	struct kmem_ro_checked_page checked;
 	s64 res[KMEM_RO_READV_GROUP];
 	u64 data[KMEM_RO_READV_GROUP_BYTES / sizeof(u64)];
 };
 
 /* A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or -errno. */
-static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
-			     const struct kmem_ro_ram *ram)
+static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 {
 	char __user *ubuf = u64_to_user_ptr(iov->buf);
 	u64 done = 0;
@@ -54,11 +53,13 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce,
 		return -EINVAL;
 	while (done < iov->len) {
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
+		struct kmem_ro_reader r;
 		int err;
 
-		kmem_ro_read_lock();
-		got = kmem_ro_read_kernel(bounce, iov->addr + done, chunk, ram, &err);
-		kmem_ro_read_unlock();
+		kmem_ro_reader_init(&r);
+		kmem_ro_reader_begin(&r);
+		got = kmem_ro_read_object(bounce, iov->addr + done, chunk, &r, NULL, &err);
+		kmem_ro_reader_end(&r);
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;
@@ -84,39 +85,28 @@ static bool kmem_ro_readv_fits(const struct kmem_ro_readv_group *g,
 }
 
 /*
- * Read a segment of at most KMEM_RO_READV_SMALL bytes into the group.  The
- * group's segments are read under one kmem_ro_read_lock(), dropped before
- * they go out (kmem_ro_readv_flush()): one lock and unlock per group, not
- * per segment, whose cost showed on READV's bench line (docs/security.md).
+ * Read a segment of at most KMEM_RO_READV_SMALL bytes into the group, in
+ * a reader section of its own (kread.c: RCU, no lock for boot RAM).  The
+ * table pages the group's segments share are checked once per group
+ * (@g->r.pt), not once per segment: the group does not sleep until it
+ * goes out, so the window between check and read stays as short as
+ * within one section.
  */
 static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
-				const struct kmem_ro_iov *iov,
-				const struct kmem_ro_ram *ram)
+				const struct kmem_ro_iov *iov)
 {
 	size_t got;
 	int err;
 
-	if (!g->locked) {
-		kmem_ro_read_lock();
-		g->locked = true;
-		g->checked.pt.nr = 0;
-	}
-	/* each segment's page checked anew, the hold's table pages once */
+	if (!g->nr)
+		kmem_ro_reader_init(&g->r);
 	g->checked.vpage = 0;
+	kmem_ro_reader_begin(&g->r);
 	got = kmem_ro_read_object((char *)g->data + g->used, iov->addr, iov->len,
-				  ram, &g->checked, &err);
+				  &g->r, &g->checked, &err);
+	kmem_ro_reader_end(&g->r);
 	g->res[g->nr++] = got ? (s64)got : err;
 	g->used += kmem_ro_readv_room(iov);
-}
-
-/* The group's reads are done: let pages go offline, and others run. */
-static void kmem_ro_readv_unlock(struct kmem_ro_readv_group *g)
-{
-	if (g->locked) {
-		kmem_ro_read_unlock();
-		g->locked = false;
-		cond_resched();
-	}
 }
 
 /*
@@ -138,7 +128,6 @@ static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
 	const s64 *res = g->res, *end = g->res + g->nr;
 	const char *data = (const char *)g->data;
 
-	kmem_ro_readv_unlock(g);
 	while (res < end) {
 		if (!user_access_begin(u, (end - res) * sizeof(*u)))
 			return -EFAULT;
@@ -166,6 +155,8 @@ buf_fault:
 	g->first += g->nr;
 	g->nr = 0;
 	g->used = 0;
+	/* between groups only: a group's table pages were checked once */
+	cond_resched();
 	return 0;
 
 result_fault:
@@ -189,7 +180,6 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	struct kmem_ro_iov __user *uiov;
 	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
-	struct kmem_ro_ram *ram;
 	u64 usize, total = 0;
 	void *bounce = NULL;
 	bool big = false;
@@ -233,12 +223,9 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 			goto out_free_iov;
 		}
 	}
-	ram = kmem_ro_ram_current();
-
 	g.first = 0;
 	g.nr = 0;
 	g.used = 0;
-	g.locked = false;
 	for (i = 0; i < rv.iov_count; i++) {
 		/* stop on a signal: what is done stays done */
 		if (signal_pending(current)) {
@@ -250,29 +237,24 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 			if (!kmem_ro_readv_fits(&g, &iov[i]))
 				err = kmem_ro_readv_flush(&g, iov, uiov);
 			if (!err)
-				kmem_ro_readv_small(&g, &iov[i], ram);
+				kmem_ro_readv_small(&g, &iov[i]);
 		} else {
 			/* the group before it goes out first */
 			err = kmem_ro_readv_flush(&g, iov, uiov);
-			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce, ram),
+			if (!err && put_user(kmem_ro_readv_big(&iov[i], bounce),
 					     &uiov[i].result))
 				err = -EFAULT;
 			g.first = i + 1;
 		}
 		if (err)
 			break;
-		/* no sleep inside a group: kmem_ro_readv_unlock() resched */
-		if (!g.locked)
-			cond_resched();
 	}
-	kmem_ro_readv_unlock(&g);
 	if (!err)
 		err = kmem_ro_readv_flush(&g, iov, uiov);
 	rv.done = i;
 	if (!err)
 		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
 
-	kmem_ro_ram_put(ram);
 	if (bounce)
 		free_page((unsigned long)bounce);
 out_free_iov:

@@ -23,7 +23,7 @@
 struct kmem_ro_walker {
 	struct kmem_ro_walk *w;
 	const struct kmem_ro_field *fields;
-	const struct kmem_ro_ram *ram;
+	struct kmem_ro_reader r;	/* one section per node */
 	char __user *ubuf;
 	char *batch;		/* records not yet copied out */
 	u32 batch_size;		/* bytes @batch holds */
@@ -55,7 +55,7 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	for (i = 0; i < k->w->fields_count; i++) {
 		unsigned long addr = node + k->fields[i].offset;
 		int err;
-		size_t got = kmem_ro_read_object(pos, addr, k->fields[i].len, k->ram,
+		size_t got = kmem_ro_read_object(pos, addr, k->fields[i].len, &k->r,
 						 &k->node_page, &err);
 
 		if (err)
@@ -70,7 +70,7 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 {
 	unsigned long addr = link + offsetof(struct list_head, next);
 	int err;
-	size_t got = kmem_ro_read_object(next, addr, sizeof(*next), k->ram,
+	size_t got = kmem_ro_read_object(next, addr, sizeof(*next), &k->r,
 					 &k->node_page, &err);
 
 	if (err)
@@ -78,37 +78,33 @@ static bool kmem_ro_walk_next(struct kmem_ro_walker *k, unsigned long link,
 	return true;
 }
 
-/* A new hold, a new object: nothing it checked before counts. */
-static void kmem_ro_walk_hold(struct kmem_ro_walker *k)
-{
-	k->node_page.vpage = 0;
-	k->node_page.pt.nr = 0;
-	kmem_ro_read_lock();
-}
-
 /* The first link: the head's next, the head being no node of the list. */
 static bool kmem_ro_walk_head(struct kmem_ro_walker *k, unsigned long *link)
 {
 	bool ok;
 
-	kmem_ro_walk_hold(k);
+	kmem_ro_reader_init(&k->r);
+	kmem_ro_reader_begin(&k->r);
 	ok = kmem_ro_walk_next(k, k->w->head, link);
-	kmem_ro_read_unlock();
+	kmem_ro_reader_end(&k->r);
 	return ok;
 }
 
 /*
  * One node: its record and its next link, every page of it checked and
- * copied under one kmem_ro_read_lock() (k->node_page spans both).
+ * copied in one reader section (k->node_page spans both).
  */
 static bool kmem_ro_walk_node(struct kmem_ro_walker *k, unsigned long link,
 			      unsigned long *next)
 {
 	bool ok;
 
-	kmem_ro_walk_hold(k);
+	/* a new object: its pages and tables are checked anew */
+	k->node_page.vpage = 0;
+	kmem_ro_reader_init(&k->r);
+	kmem_ro_reader_begin(&k->r);
 	ok = kmem_ro_walk_record(k, link) && kmem_ro_walk_next(k, link, next);
-	kmem_ro_read_unlock();
+	kmem_ro_reader_end(&k->r);
 	return ok;
 }
 
@@ -218,7 +214,6 @@ long kmem_ro_walk_ioctl(struct file *file, void __user *uarg)
 	struct kmem_ro_walker k = { };
 	struct kmem_ro_field *fields;
 	struct kmem_ro_walk w;
-	struct kmem_ro_ram *ram;
 	u64 usize;
 	int err;
 
@@ -250,18 +245,14 @@ long kmem_ro_walk_ioctl(struct file *file, void __user *uarg)
 			goto out_free_fields;
 		}
 	}
-	ram = kmem_ro_ram_current();
-
 	w.nodes = 0;
 	w.status = KMEM_RO_WALK_DONE;
 	w.next = w.fault_addr = 0;
 	w.fault_errno = 0;
 	k.w = &w;
 	k.fields = fields;
-	k.ram = ram;
 	k.ubuf = u64_to_user_ptr(w.buf_addr);
 	err = kmem_ro_walk_run(&k);
-	kmem_ro_ram_put(ram);
 	if (!err)
 		err = kmem_ro_walk_flush(&k);
 	if (!err)

@@ -224,8 +224,9 @@ struct kmem_ro_info {
  * Return: the bytes read, @len unless a page failed: then the bytes before
  * that page (a short read), or, when the first page fails, -1 with errno
  * EINVAL, EFAULT, ENXIO or EPERM as above (EFAULT also for a buffer that
- * cannot be written).  A pending signal stops a read between pages: the
- * bytes so far, or EINTR if none.  @len is capped by the kernel at
+ * cannot be written; a buffer that faults part way gives the bytes before
+ * it), ENOMEM.  A pending signal stops a long read between pages, never
+ * before the first: the bytes so far.  @len is capped by the kernel at
  * MAX_RW_COUNT (2 GiB - 4 KiB).
  */
 #define KMEM_RO_READ_TOP_BIT		(1ULL << 63)

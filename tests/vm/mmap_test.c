@@ -302,10 +302,10 @@ START_TEST(friends_of_mmap)
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(write(l.fd, &c, 1), -1);
 	ck_assert_int_eq(errno, EBADF);
-	ck_assert_int_eq(lseek(l.fd, 0, SEEK_SET), -1);
-	ck_assert_int_eq(errno, ESPIPE);
+	/* the file position is an address (read_test.c), not the mmap offset */
+	ck_assert_int_eq(lseek(l.fd, 0, SEEK_SET), 0);
 	ck_assert_int_eq(pread(l.fd, &c, 1, 0), -1);
-	ck_assert_int_eq(errno, ESPIPE);
+	ck_assert_int_eq(errno, EINVAL);
 
 	p = vt_map_phys(l.fd, image_phys(&l, l.info.text_start), PAGE);
 	ck_assert_ptr_ne(p, MAP_FAILED);
