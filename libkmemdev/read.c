@@ -57,8 +57,8 @@ static int read_pread(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
 	size_t done = 0;
 	int err = 0;
 
-	/* READV's answer to a segment that wraps (the offset would pass 2^63) */
-	if (len && len - 1 > UINT64_MAX - kaddr)
+	/* READV's answer to a segment whose end wraps past 2^64 (to 0 included) */
+	if (len > UINT64_MAX - kaddr)
 		return -EINVAL;
 	bounce = bounce_get(buf, len, scratch, stack);
 	if (!bounce)
