@@ -53,13 +53,9 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 		return -EINVAL;
 	while (done < iov->len) {
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
-		struct kmem_ro_reader r;
 		int err;
 
-		kmem_ro_reader_init(&r);
-		kmem_ro_reader_begin(&r);
-		got = kmem_ro_read_object(bounce, iov->addr + done, chunk, &r, NULL, &err);
-		kmem_ro_reader_end(&r);
+		got = kmem_ro_read_section(bounce, iov->addr + done, chunk, &err);
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;
