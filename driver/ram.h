@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/page-flags.h>
 #include <linux/rcupdate.h>
+#include <linux/uaccess.h>
 
 #include "internal.h"
 
@@ -65,26 +66,61 @@ static inline const struct kmem_ro_pfns *kmem_ro_ram_find(const struct kmem_ro_r
 	return NULL;
 }
 
+/*
+ * Copy @page's struct page with nofault loads: memory hot-removed since
+ * pfn_to_online_page() found its section online has no memmap any more
+ * (depopulate_section_memmap() unmaps it, and nothing a module can take
+ * holds removal off).  6.1's read_kcore_iter() oopsed on exactly that in
+ * the vmem group; here the fault only refuses the page.  One cache line,
+ * as the plain reads of the flags touch.
+ */
+static __always_inline bool kmem_ro_page_copy(struct page *dst, const struct page *page)
+{
+	const u64 *src = (const u64 *)page;
+	u64 *to = (u64 *)dst;
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(*page) % sizeof(u64));
+	pagefault_disable();
+	for (i = 0; i < sizeof(*page) / sizeof(u64); i++)
+		__get_kernel_nofault(&to[i], &src[i], u64, fault);
+	pagefault_enable();
+	return true;
+fault:
+	pagefault_enable();
+	return false;
+}
+
 /**
  * kmem_ro_page_online() - is this RAM page online and healthy?
  * @pfn: a page known to be System RAM
  *
- * is_page_hwpoison(), not PageHWPoison(): when memory failure cannot
- * dissolve a hugetlb folio it flags only the folio, and the poisoned
- * subpage's own flag stays clear.  Touching it would be a machine check.
- * A hugetlb page is always compound: the folio's flag is asked only
- * of compound pages (6.1's PageHuge() is a call).
+ * The checks of is_page_hwpoison(), not PageHWPoison() alone: when memory
+ * failure cannot dissolve a hugetlb folio it flags only the folio's head,
+ * and the poisoned subpage's own flag stays clear.  Touching it would be a
+ * machine check.  They run on a copy of the struct page
+ * (kmem_ro_page_copy()); a tail page's head is copied too, and any compound
+ * head that is poisoned refuses the page (a superset of hugetlb's).
  *
  * Return: false for offline, logically offline (balloon), poisoned,
- * unaccepted or GART aperture pages.
+ * unaccepted or GART aperture pages, and pages whose memmap is gone.
  */
 static inline bool kmem_ro_page_online(unsigned long pfn)
 {
 	struct page *page = pfn_to_online_page(pfn);
 	unsigned long text_start, text_end;
+	struct page copy;
 
-	if (!page || PageOffline(page) || PageHWPoison(page) ||
-	    (PageCompound(page) && is_page_hwpoison(page)))
+	if (!page || !kmem_ro_page_copy(&copy, page) ||
+	    PageOffline(&copy) || PageHWPoison(&copy))
+		return false;
+	/*
+	 * A tail: its head, found by the kernel's own compound_head() (its
+	 * encoding differs by kernel), just after the copy showed the memmap
+	 * there, is copied too.
+	 */
+	if (PageTail(&copy) &&
+	    (!kmem_ro_page_copy(&copy, compound_head(page)) || PageHWPoison(&copy)))
 		return false;
 	if (pfn >= kmem_ro_ram_limits.gart_start && pfn < kmem_ro_ram_limits.gart_end)
 		return false;
