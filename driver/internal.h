@@ -108,6 +108,12 @@ size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
 #define KMEM_RO_SMALL_COPY	64
 
+/* <linux/uaccess.h> has them since 6.12; before, no masked user access. */
+#ifndef can_do_masked_user_access
+#define can_do_masked_user_access()	0
+#define masked_user_access_begin(ptr)	NULL
+#endif
+
 /**
  * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
  * @ubuf: user destination
@@ -116,17 +122,21 @@ size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
  *
  * Most reads, READV segments and WALK records are a field or a pointer:
  * for those a few 8-byte stores beat copy_to_user()'s hardened-usercopy
- * object check and the start-up cost of rep movsb.  Inline: a call and a
- * return would cost as much as the stores.
+ * object check and the start-up cost of rep movsb, in a window opened by
+ * masking the address (6.12 and later: a kernel address becomes one that
+ * faults, and stores in order from @ubuf fault at the guard page past user
+ * memory, as the kernel's own strncpy_from_user() relies on).  Without
+ * masking (6.1) such a window starts with a speculation barrier (lfence)
+ * that copy_to_user() does not pay: there copy_to_user() it is.  Inline: a
+ * call and a return would cost as much as the stores.
  *
  * Return: 0 or -EFAULT.
  */
 static inline int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
 {
-	if (len > KMEM_RO_SMALL_COPY)
+	if (len > KMEM_RO_SMALL_COPY || !can_do_masked_user_access())
 		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
-	if (!user_access_begin(ubuf, len))
-		return -EFAULT;
+	ubuf = masked_user_access_begin(ubuf);
 	unsafe_copy_to_user(ubuf, bounce, len, efault);
 	user_access_end();
 	return 0;
