@@ -104,6 +104,7 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
 int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
+int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len);
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
 void kmem_ro_read_exit(void);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <asm/pgtable.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /*
@@ -186,6 +187,8 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
 #define KMEM_RO_SMALL_COPY	64
+/* Up to this many bytes come in as plain loads: READV's stack segments. */
+#define KMEM_RO_SMALL_COPY_IN	128
 
 /**
  * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
@@ -195,7 +198,8 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
  *
  * Most READV segments and WALK records are a field or a pointer: for
  * those a few 8-byte stores beat copy_to_user()'s hardened-usercopy object
- * check and the start-up cost of rep movsb.
+ * check and the start-up cost of rep movsb, in a window opened without a
+ * speculation barrier where the kernel can (kmem_ro_user_access_begin()).
  *
  * Return: 0 or -EFAULT.
  */
@@ -203,9 +207,46 @@ int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
 {
 	if (len > KMEM_RO_SMALL_COPY)
 		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
-	if (!user_access_begin(ubuf, len))
+	if (!kmem_ro_user_access_begin(ubuf, len))
 		return -EFAULT;
 	unsafe_copy_to_user(ubuf, bounce, len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/**
+ * kmem_ro_copy_in() - copy a few READV segments from the user
+ * @dst: the driver's own buffer, @len bytes, aligned for u64
+ * @usrc: user source
+ * @len: bytes
+ *
+ * The mirror of kmem_ro_copy_out(): up to KMEM_RO_SMALL_COPY_IN bytes of
+ * whole u64s come in as plain loads, in order, in one user-access window
+ * (kmem_ro_user_access_begin(): no speculation barrier where the kernel
+ * masks the address), not through copy_from_user()'s barrier,
+ * hardened-usercopy object check and rep movs.  The user's memory need
+ * not be aligned.  Nothing in the window calls out or sleeps; a fault in
+ * it is handled as copy_from_user()'s is (the page is faulted in, or the
+ * access fails with -EFAULT).
+ *
+ * Return: 0 or -EFAULT.
+ */
+int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len)
+{
+	const u64 __user *src = usrc;
+	u64 *to = dst, *end = to + len / sizeof(u64);
+
+	if (!len)
+		return 0;
+	if (len > KMEM_RO_SMALL_COPY_IN || !IS_ALIGNED(len, sizeof(u64)))
+		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
+	if (!kmem_ro_user_access_begin(src, len))
+		return -EFAULT;
+	while (to < end)
+		unsafe_get_user(*to++, src++, efault);
 	user_access_end();
 	return 0;
 efault:

@@ -6,7 +6,36 @@
 #include <linux/minmax.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "internal.h"
+
+/*
+ * The common call: the caller's struct has the driver's size.  Its size
+ * and then the rest are read as words in one user-access window, instead
+ * of a get_user() and a copy_from_user() (a second window, rep movs and a
+ * hardened-usercopy lookup).  Nothing past the size is read unless it is
+ * @ksize, so nothing past the caller's struct: as kmem_ro_arg_in() reads.
+ * False for any other size or a fault: kmem_ro_arg_in() then reads it
+ * again, size first, and decides the errno as it always did.
+ */
+static bool kmem_ro_arg_in_own_size(void *karg, size_t ksize, const void __user *uarg)
+{
+	const u64 __user *src = uarg;
+	u64 *to = karg, *end = to + ksize / sizeof(u64);
+
+	if (!IS_ALIGNED(ksize, sizeof(u64)) || !kmem_ro_user_access_begin(src, ksize))
+		return false;
+	unsafe_get_user(*to, src, fail);
+	if (*to != ksize)
+		goto fail;
+	while (++to < end)
+		unsafe_get_user(*to, ++src, fail);
+	user_access_end();
+	return true;
+fail:
+	user_access_end();
+	return false;
+}
 
 /**
  * kmem_ro_arg_in() - copy an extensible ioctl argument from userspace
@@ -28,6 +57,10 @@ int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 	u64 size;
 	int err;
 
+	if (kmem_ro_arg_in_own_size(karg, ksize, uarg)) {
+		*usize = ksize;
+		return 0;
+	}
 	if (get_user(size, (const u64 __user *)uarg))
 		return -EFAULT;
 	if (size > PAGE_SIZE)
