@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,4 +74,18 @@ int bench_mmap_ram_on(void)
 		return -1;
 	fputs("1", f);
 	return fclose(f) ? -1 : 0;
+}
+
+int bench_module_reload(const char *params)
+{
+	int fd = open("/lib/kmem_ro.ko", O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = !syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK) &&
+	     !syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	for (int i = 0; ok && i < 200 && access("/dev/kmem_ro", F_OK); i++)
+		usleep(10000);
+	return ok && !access("/dev/kmem_ro", F_OK) ? 0 : -1;
 }

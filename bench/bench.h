@@ -33,4 +33,10 @@ double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n);
  */
 int bench_mmap_ram_on(void);
 
+/*
+ * Unload kmem_ro and load /lib/kmem_ro.ko again with @params ("" for the
+ * module's defaults), waiting for its device node.  0 or -1.
+ */
+int bench_module_reload(const char *params);
+
 #endif /* KMEM_RO_BENCH_H */

@@ -12,26 +12,18 @@
  * configuration, the configurations in turn; start-up apart; SLEEPERS extra
  * tasks so that a walk lasts milliseconds, not one): plain on
  * /proc/kcore as root, and under the preload as root and as a member of
- * the device's group (uid NOBODY, no capability), with the module loaded
- * with mmap_ram=0 and again with mmap_ram=1 (given explicitly: the
- * default is not this benchmark's business).
+ * the device's group (uid NOBODY, no capability), with the module's
+ * defaults (loaded with no parameter; the line says which mmap_ram that
+ * was) and again with mmap_ram=1.
  *
- * Then the bound (line kcore_preload_bound): drgn's pread() calls during
- * one walk, recorded as root on kcore and under the preload
- * (kcore_pread_trace.c, first in LD_PRELOAD; counted, and their sizes
- * compared), and the kcore recording replayed in this boot
- * (kcore_replay.c): on kcore, through the preload with each module state
- * (READV, the mapping), and as raw one-segment READV ioctls with no
- * preload, with the system calls each makes per read.  drgn's kcore walk
- * less the kcore replay is what no read path can remove:
- * bound_ratio = walk / (walk - kcore reads), the most any read path could
- * give; *_expected_ratio puts each path's replay in the kcore reads' place.
- *
- * Last (line readv_cost, module defaults): one 8-byte read's cost in ns,
- * as one-segment READV and as kcore pread(), at a kernel-text address and
- * at its direct-map alias, beside the floor of an ioctl the device does
- * not know, a READV of no segment and a pread() of /dev/zero (kcore_replay
- * cost).
+ * Then the ceiling (line kcore_preload_ceiling): the same walk with every
+ * kcore read served from memory already in the process
+ * (libkcore-memory.so, kcore_memory.c: the reads of one walk recorded
+ * with their bytes on kcore first, loaded before drgn starts, then each
+ * read a compare and a copy, no system call), timed in turn with the
+ * others.  kcore walk / memory walk is the most any transport could give
+ * drgn; each preload walk's gain is also given as its share of that.
+ * One small read's cost by each path is read_cost_bench's.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -41,12 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "kcore_memory.h"
 #include "kmemdev.h"
 
 #define READER		"/tests/kcore_reader"
@@ -62,19 +54,12 @@
 #define WALKS		"30"
 #define ROUNDS		5
 #define SLEEPERS	400	/* tasks beside the VM's own: a walk worth timing */
-#define MODULE		"/lib/kmem_ro.ko"
 #define NOBODY		65534
 #define MONITOR_GID	4242
 
-/* The bound: drgn's reads of one walk recorded, then replayed (kcore_replay.c). */
-#define TRACER		"/tests/libkcore-pread-trace.so"
-#define REPLAY		"/tests/kcore_replay"
-#define TRACE_KCORE	"/tmp/kcore_bench.trace.kcore"
-#define TRACE_PRELOAD	"/tmp/kcore_bench.trace.preload"
-#define SPEC_KCORE	"/tmp/kcore_bench.walk.kcore"
-#define SPEC_PRELOAD	"/tmp/kcore_bench.walk.preload"
-#define REPLAY_OUT	"/tmp/kcore_bench.replay.out"
-#define REPLAYS		"30"
+/* The ceiling: drgn's kcore reads served from memory (kcore_memory.c). */
+#define MEMORY_SO	"/tests/libkcore-memory.so"
+#define MEMORY_FILE	"/tmp/kcore_bench.memory"
 
 struct mode {
 	bool preload;
@@ -140,11 +125,18 @@ static double run_ns(struct mode *m, long n)
 
 /* ---- drgn's task walk ---- */
 
+/* How a walk's kcore reads are served. */
+enum via {
+	VIA_KCORE,		/* the kernel's /proc/kcore */
+	VIA_PRELOAD,		/* the preload, as root */
+	VIA_PRELOAD_MEMBER,	/* the preload, as a member of the device's group */
+	VIA_MEMORY,		/* memory in the process (libkcore-memory.so) */
+	VIA_RECORD,		/* kcore, each read kept for VIA_MEMORY (one walk) */
+	VIAS = VIA_RECORD
+};
+
 struct walk {
 	char args[4][24];	/* init_task, offsets of tasks, pid, comm */
-	bool preload;
-	bool member;
-	const char *trace;	/* record preads here (one walk), or NULL */
 	unsigned long long first[2];	/* out: when the first walk began, ended */
 };
 
@@ -164,13 +156,13 @@ static uint64_t kallsyms(const char *name)
 }
 
 /* The walk's set-up and walk time (ns) in one drgn process; false if it failed. */
-static bool walk_ns(struct walk *w, double *setup, double *walk, int *tasks)
+static bool walk_ns(struct walk *w, enum via via, double *setup, double *walk, int *tasks)
 {
 	char *argv[] = { PYTHON, "-S", DRGN_READER, "--walk", (char *)w->args[0],
 			 (char *)w->args[1], (char *)w->args[2], (char *)w->args[3],
 			 WALK_OUT, NULL };
-	char trace[64];
 	char *env[] = { "PATH=/bin", "HOME=/", "KCORE_WALK_REPEAT=" WALKS, NULL, NULL, NULL };
+	bool member = via == VIA_PRELOAD_MEMBER;
 	gid_t group = MONITOR_GID;
 	long long s, t;
 	int status, n;
@@ -182,21 +174,28 @@ static bool walk_ns(struct walk *w, double *setup, double *walk, int *tasks)
 	close(open(WALK_OUT ".time", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
 	chmod(WALK_OUT, 0666);
 	chmod(WALK_OUT ".time", 0666);
-	if (w->member && chown(KMEM_RO_DEVICE, 0, MONITOR_GID))
+	if (member && chown(KMEM_RO_DEVICE, 0, MONITOR_GID))
 		return false;
-	if (w->trace) {
-		/* the tracer first: it sees drgn's calls before the preload */
-		env[2] = "KCORE_WALK_REPEAT=1";
-		env[3] = w->preload ? "LD_PRELOAD=" TRACER " " PRELOAD : "LD_PRELOAD=" TRACER;
-		snprintf(trace, sizeof(trace), "PREAD_TRACE=%s", w->trace);
-		env[4] = trace;
-	} else if (w->preload) {
+	switch (via) {
+	case VIA_PRELOAD:
+	case VIA_PRELOAD_MEMBER:
 		env[3] = "LD_PRELOAD=" PRELOAD;
+		break;
+	case VIA_MEMORY:
+		env[3] = "LD_PRELOAD=" MEMORY_SO;
+		env[4] = "KCORE_MEMORY=" MEMORY_FILE;
+		break;
+	case VIA_RECORD:
+		env[2] = "KCORE_WALK_REPEAT=1";
+		env[3] = "LD_PRELOAD=" MEMORY_SO;
+		env[4] = "KCORE_MEMORY_RECORD=" MEMORY_FILE;
+		break;
+	default:
+		break;
 	}
 	pid = fork();
 	if (pid == 0) {
-		if (w->member && (setgroups(1, &group) || setgid(MONITOR_GID) ||
-				  setuid(NOBODY)))
+		if (member && (setgroups(1, &group) || setgid(MONITOR_GID) || setuid(NOBODY)))
 			_exit(100);
 		execve(PYTHON, argv, env);
 		_exit(127);
@@ -204,7 +203,7 @@ static bool walk_ns(struct walk *w, double *setup, double *walk, int *tasks)
 	status = -1;
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	if (w->member && chown(KMEM_RO_DEVICE, 0, 0))
+	if (member && chown(KMEM_RO_DEVICE, 0, 0))
 		return false;
 	if (status)
 		return false;
@@ -219,143 +218,63 @@ static bool walk_ns(struct walk *w, double *setup, double *walk, int *tasks)
 	return n == 5;
 }
 
-/* Reload kmem_ro with mmap_ram=@on; false if it would not. */
-static bool module_reload(int on)
+/* The module reloaded with its defaults (@mmap_ram 0) or mmap_ram=1; false if not. */
+static bool module_reload(int mmap_ram)
 {
-	int fd = open(MODULE, O_RDONLY | O_CLOEXEC), ok;
+	return !bench_module_reload(mmap_ram ? "mmap_ram=1" : "");
+}
 
-	if (fd < 0 || syscall(SYS_delete_module, "kmem_ro", O_NONBLOCK))
-		return false;
-	ok = !syscall(SYS_finit_module, fd, on ? "mmap_ram=1" : "mmap_ram=0", 0);
-	close(fd);
-	for (int i = 0; ok && i < 200 && access(KMEM_RO_DEVICE, F_OK); i++)
-		usleep(10000);
-	return ok && !access(KMEM_RO_DEVICE, F_OK);
+/* The module's mmap_ram as it is now: 0, 1, or -1 if unreadable. */
+static int mmap_ram_now(void)
+{
+	FILE *f = fopen("/sys/module/kmem_ro/parameters/mmap_ram", "re");
+	char c = 0;
+
+	if (f) {
+		c = (char)fgetc(f);
+		fclose(f);
+	}
+	return c == 'Y' || c == '1' ? 1 : c == 'N' || c == '0' ? 0 : -1;
 }
 
 /*
- * Run kcore_replay with @args (under the preload if @preload, as root);
- * its one output line's two numbers into @a and @b.  False if it failed.
+ * Record drgn's kcore reads of one walk with their bytes (MEMORY_FILE);
+ * the reads of that walk (by time) into *@per_walk.  False if it failed.
  */
-static bool replay(bool preload, const char *a0, const char *a1, const char *a2,
-		   const char *a3, const char *a4, unsigned long long *a,
-		   unsigned long long *b)
+static bool record_memory(struct walk *w, unsigned long long *per_walk)
 {
-	char *argv[] = { REPLAY, (char *)a0, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL };
-	char *plain[] = { "PATH=/bin", NULL };
-	char *pre[] = { "PATH=/bin", "LD_PRELOAD=" PRELOAD, NULL };
-	int status = -1, fd, n;
-	pid_t pid;
-	FILE *f;
-
-	pid = fork();
-	if (pid == 0) {
-		fd = open(REPLAY_OUT, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, 1) != 1)
-			_exit(126);
-		execve(REPLAY, argv, preload ? pre : plain);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	f = fopen(REPLAY_OUT, "re");
-	if (status || !f) {
-		if (f)
-			fclose(f);
-		return false;
-	}
-	n = fscanf(f, "%*s %llu %*s %llu", a, b);
-	fclose(f);
-	return n == 2;
-}
-
-/* Record drgn's reads of one walk as "VADDR LENGTH" lines in @spec; false if that failed. */
-static bool record(struct walk *w, bool preload, const char *trace, const char *spec,
-		   unsigned long long *reads)
-{
-	char t0[24], t1[24];
-	unsigned long long fds;
+	struct kcore_memory_read r;
 	double su, wa;
 	int tasks;
+	FILE *f;
 
-	w->preload = preload;
-	w->member = false;
-	w->trace = trace;
-	if (!walk_ns(w, &su, &wa, &tasks))
+	if (!walk_ns(w, VIA_RECORD, &su, &wa, &tasks))
 		return false;
-	w->trace = NULL;
-	snprintf(t0, sizeof(t0), "%llu", w->first[0]);
-	snprintf(t1, sizeof(t1), "%llu", w->first[1]);
-	return replay(preload, "vaddrs", trace, t0, t1, spec, reads, &fds) && fds == 1;
-}
-
-/*
- * Both specs read the same sizes in the same order (the addresses differ:
- * each recording walks its own process's task too).
- */
-static bool same_sizes(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
-	unsigned long long va, vb, la, lb;
-	bool same = fa && fb;
-	int na = 2, nb = 2;
-
-	while (same && na == 2 && nb == 2) {
-		na = fscanf(fa, "%llx %llu", &va, &la);
-		nb = fscanf(fb, "%llx %llu", &vb, &lb);
-		same = na == nb && (na != 2 || la == lb);
+	f = fopen(MEMORY_FILE, "re");
+	if (!f)
+		return false;
+	*per_walk = 0;
+	while (fread(&r, sizeof(r), 1, f) == 1) {
+		if (r.t >= w->first[0] && r.t <= w->first[1])
+			(*per_walk)++;
+		if (fseek(f, (long)(kcore_memory_size(&r) - sizeof(r)), SEEK_CUR))
+			break;
 	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
+	fclose(f);
+	return *per_walk > 0;
 }
 
-/*
- * The fastest replay of @spec (ns): "time" through kcore or the preload,
- * "readv" on the device with no preload; 0 if it failed.
- */
-static double replay_ns(const char *how, bool preload, const char *spec)
+/* What the last memory-served walk's process said: served and missed reads. */
+static bool memory_stats(unsigned long long *served, unsigned long long *missed)
 {
-	unsigned long long ns, reads;
+	FILE *f = fopen(MEMORY_FILE ".stats", "re");
+	int n;
 
-	if (!replay(preload, how, spec, REPLAYS, NULL, NULL, &ns, &reads))
-		return 0;
-	return (double)ns;
-}
-
-struct replay_run {
-	const char *how;
-	bool preload;
-};
-
-/* In a traced child: one replay pass of SPEC_KCORE if n, none if 0 (set-up only). */
-static void replay_child(void *arg, long n)
-{
-	const struct replay_run *r = arg;
-	char *argv[] = { REPLAY, (char *)r->how, SPEC_KCORE, n ? "1" : "0", NULL };
-	char *plain[] = { "PATH=/bin", NULL };
-	char *pre[] = { "PATH=/bin", "LD_PRELOAD=" PRELOAD, NULL };
-	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || dup2(fd, 1) != 1)
-		_exit(126);
-	execve(REPLAY, argv, r->preload ? pre : plain);
-	_exit(127);
-}
-
-/* System calls per replayed read: one pass less none, exact. */
-static double replay_calls(const char *how, bool preload, unsigned long long reads)
-{
-	struct replay_run r = { how, preload };
-	int s1 = -1, s0 = -1;
-	long one = bench_syscalls(replay_child, &r, 1, &s1);
-	long none = bench_syscalls(replay_child, &r, 0, &s0);
-
-	if (one < 0 || none < 0 || s1 || s0 || !reads)
-		return -1;
-	return (double)(one - none) / (double)reads;
+	if (!f)
+		return false;
+	n = fscanf(f, "served %llu missed %llu", served, missed);
+	fclose(f);
+	return n == 2;
 }
 
 static double min_pos(double a, double b)
@@ -367,10 +286,8 @@ static int drgn_walk_bench(const char *release, const char *accel)
 {
 	static const char *const member[] = { "tasks", "pid", "comm" };
 	static pid_t sleepers[SLEEPERS];
-	double kcore_walk = 0, kcore_read = 0, path_read[2] = { 0, 0 }, dev_read = 0;
-	double calls[3] = { -1, -1, -1 };
-	unsigned long long nreads[2] = { 0, 0 };
-	bool same_reads = false;
+	double kcore_walk = 0, memory_walk = 0, preload_walk[2] = { 0, 0 };
+	unsigned long long per_walk = 0, served = 0, missed = 0;
 	int err = 0, ntasks = 0;
 	struct walk w = { 0 };
 	struct kmemdev *h;
@@ -396,24 +313,33 @@ static int drgn_walk_bench(const char *release, const char *accel)
 			_exit(0);
 		}
 	}
+	/* the walk's reads and their bytes, taken once the task list is settled */
+	if (!record_memory(&w, &per_walk)) {
+		fprintf(stderr, "kcore_preload_bench: recording drgn's reads failed\n");
+		err = 1;
+	}
 	for (int on = 0; on <= 1 && !err; on++) {
-		double setup[3], walk[3];
-		int tasks[3];
-		unsigned long long reads_kcore = 0, reads_preload = 0;
+		double setup[VIAS], walk[VIAS];
+		int tasks[VIAS], mmap_ram;
 
 		if (!module_reload(on)) {
-			fprintf(stderr, "kcore_preload_bench: reload with mmap_ram=%d failed\n", on);
+			fprintf(stderr, "kcore_preload_bench: reload (mmap_ram=%d) failed\n", on);
 			err = 1;
 			break;
 		}
-		/* the three in turn, ROUNDS times: load on the host hits all alike */
+		mmap_ram = mmap_ram_now();
+		/* the four in turn, ROUNDS times: load on the host hits all alike */
 		for (int r = 0; r < ROUNDS && !err; r++)
-			for (int c = 0; c < 3 && !err; c++) {
+			for (int c = 0; c < VIAS && !err; c++) {
 				double su = 0, wa = 0;
+				unsigned long long s, m;
 
-				w.preload = c > 0;
-				w.member = c > 1;
-				err = !walk_ns(&w, &su, &wa, &tasks[c]);
+				err = !walk_ns(&w, c, &su, &wa, &tasks[c]);
+				if (!err && c == VIA_MEMORY) {
+					err = !memory_stats(&s, &m);
+					served += s;
+					missed += m;
+				}
 				if (!r || wa < walk[c]) {
 					walk[c] = wa;
 					setup[c] = su;
@@ -421,62 +347,40 @@ static int drgn_walk_bench(const char *release, const char *accel)
 			}
 		if (err)
 			break;
-		kcore_walk = min_pos(kcore_walk, walk[0]);
-		if (!on) {
-			/* drgn's reads of one walk, on kcore and under the preload */
-			if (!record(&w, false, TRACE_KCORE, SPEC_KCORE, &reads_kcore) ||
-			    !record(&w, true, TRACE_PRELOAD, SPEC_PRELOAD, &reads_preload)) {
-				fprintf(stderr, "kcore_preload_bench: recording drgn's reads failed\n");
-				err = 1;
-				break;
-			}
-			nreads[0] = reads_kcore;
-			nreads[1] = reads_preload;
-			same_reads = same_sizes(SPEC_KCORE, SPEC_PRELOAD);
-			calls[0] = replay_calls("time", false, reads_kcore);
-			calls[1] = replay_calls("time", true, reads_kcore);
-			calls[2] = replay_calls("readv", false, reads_kcore);
-		}
-		/* replayed in turn with the walks' path of this module state */
-		for (int r = 0; r < ROUNDS; r++) {
-			kcore_read = min_pos(kcore_read, replay_ns("time", false, SPEC_KCORE));
-			path_read[on] = min_pos(path_read[on], replay_ns("time", true, SPEC_KCORE));
-			if (!on)
-				dev_read = min_pos(dev_read, replay_ns("readv", false, SPEC_KCORE));
-		}
-		if (!kcore_read || !path_read[on] || !dev_read) {
-			fprintf(stderr, "kcore_preload_bench: replaying drgn's reads failed\n");
-			err = 1;
-			break;
-		}
-		printf("bench kcore_preload_drgn kernel=%s accel=%s mmap_ram=%d tasks=%d walks=%s rounds=%d"
-		       " kcore_walk_ms=%.2f preload_root_walk_ms=%.2f preload_member_walk_ms=%.2f"
-		       " ratio_root=%.2f ratio_member=%.2f target=%.1f"
+		kcore_walk = min_pos(kcore_walk, walk[VIA_KCORE]);
+		memory_walk = min_pos(memory_walk, walk[VIA_MEMORY]);
+		preload_walk[on] = walk[VIA_PRELOAD];
+		printf("bench kcore_preload_drgn kernel=%s accel=%s params=%s mmap_ram=%d tasks=%d"
+		       " walks=%s rounds=%d kcore_walk_ms=%.2f preload_root_walk_ms=%.2f"
+		       " preload_member_walk_ms=%.2f memory_walk_ms=%.2f"
+		       " ratio_root=%.2f ratio_member=%.2f ceiling=%.2f target=%.2f"
 		       " set_kernel_ms_kcore=%.1f set_kernel_ms_preload_root=%.1f"
 		       " set_kernel_ms_preload_member=%.1f\n",
-		       release, accel, on, tasks[0], WALKS, ROUNDS, walk[0] / 1e6, walk[1] / 1e6,
-		       walk[2] / 1e6, walk[0] / walk[1], walk[0] / walk[2], on ? 2.0 : 1.3,
-		       setup[0] / 1e6, setup[1] / 1e6, setup[2] / 1e6);
+		       release, accel, on ? "mmap_ram=1" : "defaults", mmap_ram, tasks[VIA_KCORE],
+		       WALKS, ROUNDS, walk[VIA_KCORE] / 1e6, walk[VIA_PRELOAD] / 1e6,
+		       walk[VIA_PRELOAD_MEMBER] / 1e6, walk[VIA_MEMORY] / 1e6,
+		       walk[VIA_KCORE] / walk[VIA_PRELOAD], walk[VIA_KCORE] / walk[VIA_PRELOAD_MEMBER],
+		       walk[VIA_KCORE] / walk[VIA_MEMORY], on ? 1.4 : 1.05,
+		       setup[VIA_KCORE] / 1e6, setup[VIA_PRELOAD] / 1e6,
+		       setup[VIA_PRELOAD_MEMBER] / 1e6);
 		fflush(stdout);
-		ntasks = tasks[0];
+		ntasks = tasks[VIA_KCORE];
 	}
 	if (!err) {
-		/* drgn's walk less its kcore reads: what no read path can cut */
-		double rest = kcore_walk - kcore_read;
+		/* what a path saves, as a share of all a transport could save */
+		double room = kcore_walk - memory_walk;
 
-		printf("bench kcore_preload_bound kernel=%s accel=%s tasks=%d preads_per_walk_kcore=%llu"
-		       " preads_per_walk_preload=%llu same_sizes=%s replays=%s rounds=%d"
-		       " drgn_kcore_walk_ms=%.2f kcore_read_ms=%.2f readv_read_ms=%.2f mmap_read_ms=%.2f"
-		       " raw_readv_ioctl_ms=%.2f syscalls_per_read_kcore=%.2f"
-		       " syscalls_per_read_preload_readv=%.2f syscalls_per_read_raw_readv=%.2f"
-		       " kcore_read_share=%.2f bound_ratio=%.2f readv_expected_ratio=%.2f"
-		       " mmap_expected_ratio=%.2f target_readv=1.3 target_mmap=2.0\n",
-		       release, accel, ntasks, nreads[0], nreads[1], same_reads ? "yes" : "no",
-		       REPLAYS, ROUNDS, kcore_walk / 1e6, kcore_read / 1e6, path_read[0] / 1e6,
-		       path_read[1] / 1e6, dev_read / 1e6, calls[0], calls[1], calls[2],
-		       kcore_read / kcore_walk,
-		       rest > 0 ? kcore_walk / rest : 0.0,
-		       kcore_walk / (rest + path_read[0]), kcore_walk / (rest + path_read[1]));
+		printf("bench kcore_preload_ceiling kernel=%s accel=%s tasks=%d walks=%s rounds=%d"
+		       " preads_per_walk=%llu served=%llu missed=%llu kcore_walk_ms=%.2f"
+		       " memory_walk_ms=%.2f preload_defaults_walk_ms=%.2f"
+		       " preload_mmap_walk_ms=%.2f ceiling=%.2f ratio_defaults=%.2f ratio_mmap=%.2f"
+		       " share_defaults=%.2f share_mmap=%.2f\n",
+		       release, accel, ntasks, WALKS, ROUNDS, per_walk, served, missed,
+		       kcore_walk / 1e6, memory_walk / 1e6, preload_walk[0] / 1e6,
+		       preload_walk[1] / 1e6, kcore_walk / memory_walk,
+		       kcore_walk / preload_walk[0], kcore_walk / preload_walk[1],
+		       room > 0 ? (kcore_walk - preload_walk[0]) / room : 0.0,
+		       room > 0 ? (kcore_walk - preload_walk[1]) / room : 0.0);
 		fflush(stdout);
 	}
 	for (int i = 0; i < SLEEPERS; i++)
@@ -486,45 +390,6 @@ static int drgn_walk_bench(const char *release, const char *accel)
 		}
 	/* back to the module as the other benchmarks found it */
 	return !module_reload(1) || err;
-}
-
-/* One small read's cost, READV beside kcore (kcore_replay cost). */
-static int readv_cost(const struct kmem_ro_info *in, const char *release, const char *accel)
-{
-	char text[24], direct[24], line[512];
-	uint64_t dm = in->page_offset + in->phys_base - in->kernel_map;
-	/* a word inside the text, away from its first page */
-	uint64_t addr = (in->text_start + (in->text_end - in->text_start) / 2) & ~7ULL;
-	char *argv[] = { REPLAY, "cost", text, direct, "500", NULL };
-	char *env[] = { "PATH=/bin", NULL };
-	int status = -1, fd;
-	pid_t pid;
-	FILE *f;
-
-	if (!module_reload(0))
-		return 1;
-	snprintf(text, sizeof(text), "%#jx", (uintmax_t)addr);
-	snprintf(direct, sizeof(direct), "%#jx", (uintmax_t)(addr + dm));
-	pid = fork();
-	if (pid == 0) {
-		fd = open(REPLAY_OUT, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, 1) != 1)
-			_exit(126);
-		execve(REPLAY, argv, env);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	f = fopen(REPLAY_OUT, "re");
-	if (status || !f || !fgets(line, sizeof(line), f)) {
-		if (f)
-			fclose(f);
-		return 1;
-	}
-	fclose(f);
-	printf("bench readv_cost kernel=%s accel=%s %s", release, accel, line);
-	fflush(stdout);
-	return !module_reload(1);
 }
 
 int main(void)
@@ -559,10 +424,6 @@ int main(void)
 	fflush(stdout);
 	if (drgn_walk_bench(u.release, accel)) {
 		fprintf(stderr, "kcore_preload_bench: drgn task walk failed\n");
-		return 1;
-	}
-	if (readv_cost(&info, u.release, accel)) {
-		fprintf(stderr, "kcore_preload_bench: readv_cost failed\n");
 		return 1;
 	}
 	return 0;

@@ -19,7 +19,6 @@
 #include <linux/mm_inline.h>
 #include <linux/module.h>
 #include <linux/swapops.h>
-#include <linux/uaccess.h>
 #include <linux/userfaultfd_k.h>
 #include <linux/version.h>
 
@@ -372,28 +371,6 @@ static inline bool kmem_ro_hugetlb_exclusive(struct page *page, pte_t *ptep)
 {
 	return page_mapcount(page) == 1;
 }
-#endif
-
-/*
- * A user-access window on @ptr for @len bytes, read or written in order
- * from @ptr.  6.12 and later (x86-64) open it by masking the address, as
- * their copy_from_user() and strncpy_from_user() do: an address outside
- * user memory becomes the top of user memory, whose next page is the
- * guard page that is never mapped, so an access in order from @ptr faults
- * there, within a page of it; and there is no speculation barrier (lfence)
- * to wait for.  can_do_masked_user_access() decides, not an #ifdef of
- * masked_user_access_begin: <linux/uaccess.h> defines that one (as NULL)
- * where there is no masking.  6.1 has neither: there it is
- * user_access_begin(), access_ok() and the barrier, false outside user
- * memory.  Callers keep every window well within a page.
- */
-#ifdef can_do_masked_user_access	/* <linux/uaccess.h> since 6.12: 1 or 0 */
-#define kmem_ro_user_access_begin(ptr, len)				\
-	(can_do_masked_user_access() ?					\
-	 ({ (ptr) = masked_user_access_begin(ptr); true; }) :		\
-	 user_access_begin(ptr, len))
-#else
-#define kmem_ro_user_access_begin(ptr, len)	user_access_begin(ptr, len)
 #endif
 
 #endif /* KMEM_RO_COMPAT_H */

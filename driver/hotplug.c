@@ -74,8 +74,15 @@ static int kmem_ro_memory_notify(struct notifier_block *nb,
 	const struct memory_notify *arg = data;
 	unsigned long start, end;
 
-	/* hot-added RAM is in the resource tree once it starts going online */
-	if (action == MEM_GOING_ONLINE || action == MEM_CANCEL_ONLINE)
+	/*
+	 * Hot-added RAM is in the resource tree once it starts going online.
+	 * Without a fresh list a stale range of removed boot RAM could cover
+	 * driver-managed RAM added at the same address, read without the
+	 * offline hold: a block that cannot be listed does not go online.
+	 */
+	if (action == MEM_GOING_ONLINE)
+		return notifier_from_errno(kmem_ro_ram_refresh());
+	if (action == MEM_CANCEL_ONLINE)
 		kmem_ro_ram_refresh();
 	/*
 	 * MEM_OFFLINE comes after offline_pages() has marked the sections

@@ -7,7 +7,10 @@
 
 #include <linux/types.h>
 #include <linux/compiler_types.h>
+#include <linux/pfn.h>
+#include <asm/page.h>
 #include <linux/rcupdate.h>
+#include <linux/uaccess.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
 struct kmem_ro_pfns {
@@ -28,11 +31,9 @@ struct kmem_ro_ram *kmem_ro_ram_get(unsigned long first, unsigned long last);
 int kmem_ro_ram_ranges(struct kmem_ro_range __user *uranges, u32 cap, u32 *count);
 bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr);
-bool kmem_ro_page_online(unsigned long pfn);
 int kmem_ro_ram_init(void);
 void kmem_ro_ram_exit(void);
 bool kmem_ro_ram_unaccepted(void);
-const struct kmem_ro_ram *kmem_ro_ram_rcu(void);
 int kmem_ro_ram_refresh(void);
 
 /**
@@ -77,7 +78,6 @@ struct kmem_ro_reader {
  */
 #define KMEM_RO_NEED_OFFLINE_HOLD	EAGAIN
 
-int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r);
 int kmem_ro_kernel_entry(unsigned long addr, struct kmem_ro_reader *r,
 			 unsigned long *pfn, unsigned int *level);
 bool kmem_ro_page_readable(unsigned long pfn, unsigned int *level);
@@ -103,7 +103,56 @@ void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
-int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len);
+size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err);
+
+/* Up to this many bytes go out as plain stores, not copy_to_user(). */
+#define KMEM_RO_SMALL_COPY	64
+
+/* <linux/uaccess.h> has them since 6.12; before, no masked user access. */
+#ifndef can_do_masked_user_access
+#define can_do_masked_user_access()	0
+#define masked_user_access_begin(ptr)	NULL
+#endif
+
+/**
+ * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
+ * @ubuf: user destination
+ * @bounce: the driver's own buffer, never a kernel object
+ * @len: bytes
+ *
+ * Most reads, READV segments and WALK records are a field or a pointer:
+ * for those a few 8-byte stores beat copy_to_user()'s hardened-usercopy
+ * object check and the start-up cost of rep movsb, in a window opened by
+ * masking the address (6.12 and later: a kernel address becomes one that
+ * faults, and stores in order from @ubuf fault at the guard page past user
+ * memory, as the kernel's own strncpy_from_user() relies on).  Without
+ * masking (6.1) such a window starts with a speculation barrier (lfence)
+ * that copy_to_user() does not pay: there copy_to_user() it is.  Inline: a
+ * call and a return would cost as much as the stores.
+ *
+ * Return: 0 or -EFAULT.
+ */
+static inline int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
+{
+	if (len > KMEM_RO_SMALL_COPY || !can_do_masked_user_access())
+		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
+	ubuf = masked_user_access_begin(ubuf);
+	unsafe_copy_to_user(ubuf, bounce, len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+/*
+ * Up to this many bytes come in as plain loads (READV's stack segments),
+ * in a window opened by masking the address, where the kernel masks user
+ * addresses (6.12 and later): loads in order from the start fault at the
+ * guard page past user memory, as stores do in kmem_ro_copy_out().  On
+ * 6.1 the window would start with an lfence that its copy_from_user()
+ * does not pay: there the copies stay copy_from_user() and get_user().
+ */
+#define KMEM_RO_SMALL_COPY_IN	128
 int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len);
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
 void kmem_ro_read_exit(void);
@@ -143,7 +192,40 @@ long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls);
 int kmem_ro_text_init(void);
 void kmem_ro_text_range(unsigned long *start, unsigned long *end);
 void kmem_ro_text_pfns(unsigned long *start, unsigned long *end);
-bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn);
+
+/*
+ * Where the kernel image's high mapping is linear (virtual address minus
+ * __START_KERNEL_map plus phys_base, as __pa_symbol() computes it), found
+ * at load (ktext.c); any part of the image beyond these runs keeps the
+ * page-table walk.
+ */
+#define KMEM_RO_IMAGE_RUNS	8
+struct kmem_ro_image_run {
+	unsigned long start;
+	unsigned long end;
+};
+extern struct kmem_ro_image_run kmem_ro_image[KMEM_RO_IMAGE_RUNS];
+extern unsigned int kmem_ro_image_nr;
+
+/**
+ * kmem_ro_image_pfn() - the PFN behind a kernel-image address, by arithmetic
+ * @addr: kernel virtual address
+ * @pfn: returns the PFN, for the caller to check as any RAM page
+ *
+ * Return: true if @addr lies where the image is mapped linearly.
+ */
+static inline bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn)
+{
+	const struct kmem_ro_image_run *run = kmem_ro_image, *end = run + kmem_ro_image_nr;
+
+	for (; run < end; run++) {
+		if (addr >= run->start && addr < run->end) {
+			*pfn = PHYS_PFN(addr - __START_KERNEL_map + phys_base);
+			return true;
+		}
+	}
+	return false;
+}
 
 struct vm_area_struct;
 u64 kmem_ro_mmap_features(void);

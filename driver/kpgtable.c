@@ -15,6 +15,7 @@
 #include <asm/pgtable.h>
 
 #include "internal.h"
+#include "ram.h"
 
 /* Check table page @table_pfn, unless @memo says it passed already. */
 static int kmem_ro_pt_check(unsigned long table_pfn, struct kmem_ro_reader *r)

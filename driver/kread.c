@@ -19,8 +19,8 @@
 #include <linux/uaccess.h>
 #include <asm/pgtable.h>
 
-#include "compat.h"
 #include "internal.h"
+#include "ram.h"
 
 /*
  * PFN behind @addr: arithmetic in the direct map, which maps every RAM
@@ -28,8 +28,8 @@
  * linearly (ktext.c checked that at load); a page-table lookup for any
  * other address (vmalloc, modules, fixmap).
  */
-static int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
-			    unsigned long *pfn)
+static __always_inline int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
+					    unsigned long *pfn)
 {
 	unsigned int level;
 
@@ -45,9 +45,9 @@ static int kmem_ro_addr_pfn(unsigned long addr, struct kmem_ro_reader *r,
 }
 
 /* The PFN behind @cur, looked up and checked unless @checked has it. */
-static int kmem_ro_checked_pfn(unsigned long cur, struct kmem_ro_reader *r,
-			       struct kmem_ro_checked_page *checked,
-			       unsigned long *pfn)
+static __always_inline int kmem_ro_checked_pfn(unsigned long cur, struct kmem_ro_reader *r,
+					       struct kmem_ro_checked_page *checked,
+					       unsigned long *pfn)
 {
 	int err;
 
@@ -77,6 +77,24 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 	r->pt.nr = 0;
 }
 
+static __always_inline void __kmem_ro_reader_begin(struct kmem_ro_reader *r)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	r->ram = kmem_ro_ram_rcu();
+}
+
+static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
+	__releases(RCU)
+{
+	rcu_read_unlock();
+	if (unlikely(r->offline_held)) {
+		page_offline_end();
+		r->offline_held = false;
+		r->pt.nr = 0;	/* driver-managed table pages may go now */
+	}
+}
+
 /**
  * kmem_ro_reader_begin() - start a section of checks and copies
  * @r: the reader (kmem_ro_reader_init())
@@ -92,8 +110,7 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 void kmem_ro_reader_begin(struct kmem_ro_reader *r)
 	__acquires(RCU)
 {
-	rcu_read_lock();
-	r->ram = kmem_ro_ram_rcu();
+	__kmem_ro_reader_begin(r);
 }
 
 /**
@@ -103,12 +120,27 @@ void kmem_ro_reader_begin(struct kmem_ro_reader *r)
 void kmem_ro_reader_end(struct kmem_ro_reader *r)
 	__releases(RCU)
 {
-	rcu_read_unlock();
-	if (r->offline_held) {
-		page_offline_end();
-		r->offline_held = false;
-		r->pt.nr = 0;	/* driver-managed table pages may go now */
+	__kmem_ro_reader_end(r);
+}
+
+/*
+ * copy_from_kernel_nofault() of a direct-map address, without its call
+ * for the commonest read, one aligned word (a pointer, a counter): a
+ * single load with an exception-table entry, as copy_from_kernel_nofault()
+ * itself does it (x86 stores to any @dst alignment).
+ */
+static __always_inline int kmem_ro_copy_nofault(void *dst, const void *src, size_t len)
+{
+	if (len == sizeof(u64) && IS_ALIGNED((unsigned long)src, sizeof(u64))) {
+		pagefault_disable();
+		__get_kernel_nofault(dst, src, u64, fault);
+		pagefault_enable();
+		return 0;
+fault:
+		pagefault_enable();
+		return -EFAULT;
 	}
+	return copy_from_kernel_nofault(dst, src, len);
 }
 
 /*
@@ -135,6 +167,39 @@ static void kmem_ro_reader_hold_offline(struct kmem_ro_reader *r,
 		checked->vpage = 0;
 }
 
+static __always_inline size_t __kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
+						     struct kmem_ro_reader *r,
+						     struct kmem_ro_checked_page *checked,
+						     int *err)
+{
+	size_t done = 0;
+
+	*err = 0;
+	if (addr + len < addr) {
+		*err = -EINVAL;
+		return 0;
+	}
+	while (done < len) {
+		unsigned long cur = addr + done, pfn;
+		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
+
+		*err = kmem_ro_checked_pfn(cur, r, checked, &pfn);
+		if (*err == -KMEM_RO_NEED_OFFLINE_HOLD) {
+			kmem_ro_reader_hold_offline(r, checked);
+			continue;
+		}
+		/* not in the direct map: hidden (memfd_secret) */
+		if (!*err && kmem_ro_copy_nofault(dst + done,
+						  pfn_to_kaddr(pfn) + offset_in_page(cur), chunk))
+			*err = -EPERM;
+		if (*err)
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+
 /**
  * kmem_ro_read_object() - copy part of a kernel object into a kernel buffer
  * @dst: destination, @len bytes
@@ -157,64 +222,31 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err)
 {
-	size_t done = 0;
-
-	*err = 0;
-	if (addr + len < addr) {
-		*err = -EINVAL;
-		return 0;
-	}
-	while (done < len) {
-		unsigned long cur = addr + done, pfn;
-		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
-
-		*err = kmem_ro_checked_pfn(cur, r, checked, &pfn);
-		if (*err == -KMEM_RO_NEED_OFFLINE_HOLD) {
-			kmem_ro_reader_hold_offline(r, checked);
-			continue;
-		}
-		/* not in the direct map: hidden (memfd_secret) */
-		if (!*err && copy_from_kernel_nofault(dst + done,
-						      pfn_to_kaddr(pfn) + offset_in_page(cur),
-						      chunk))
-			*err = -EPERM;
-		if (*err)
-			break;
-		done += chunk;
-	}
-	return done;
+	return __kmem_ro_read_object(dst, addr, len, r, checked, err);
 }
 
-/* Up to this many bytes go out as plain stores, not copy_to_user(). */
-#define KMEM_RO_SMALL_COPY	64
-/* Up to this many bytes come in as plain loads: READV's stack segments. */
-#define KMEM_RO_SMALL_COPY_IN	128
-
 /**
- * kmem_ro_copy_out() - copy what was read from a bounce buffer to the user
- * @ubuf: user destination
- * @bounce: the driver's own buffer, never a kernel object
- * @len: bytes
+ * kmem_ro_read_section() - read @len bytes at @addr in a section of their own
+ * @dst: destination, @len bytes
+ * @addr: kernel virtual address
+ * @len: bytes; may cross pages
+ * @err: returns the errno of the page that stopped the read (0 if none)
  *
- * Most READV segments and WALK records are a field or a pointer: for
- * those a few 8-byte stores beat copy_to_user()'s hardened-usercopy object
- * check and the start-up cost of rep movsb, in a window opened without a
- * speculation barrier where the kernel can (kmem_ro_user_access_begin()).
+ * One read of one object (a pread, a large READV segment's page): the
+ * checks and the copy inline, the fewest calls a read can make.
  *
- * Return: 0 or -EFAULT.
+ * Return: as kmem_ro_read_object().
  */
-int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
+size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
 {
-	if (len > KMEM_RO_SMALL_COPY)
-		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
-	if (!kmem_ro_user_access_begin(ubuf, len))
-		return -EFAULT;
-	unsafe_copy_to_user(ubuf, bounce, len, efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
+	struct kmem_ro_reader r;
+	size_t got;
+
+	kmem_ro_reader_init(&r);
+	__kmem_ro_reader_begin(&r);
+	got = __kmem_ro_read_object(dst, addr, len, &r, NULL, err);
+	__kmem_ro_reader_end(&r);
+	return got;
 }
 
 /**
@@ -224,13 +256,13 @@ efault:
  * @len: bytes
  *
  * The mirror of kmem_ro_copy_out(): up to KMEM_RO_SMALL_COPY_IN bytes of
- * whole u64s come in as plain loads, in order, in one user-access window
- * (kmem_ro_user_access_begin(): no speculation barrier where the kernel
- * masks the address), not through copy_from_user()'s barrier,
- * hardened-usercopy object check and rep movs.  The user's memory need
- * not be aligned.  Nothing in the window calls out or sleeps; a fault in
- * it is handled as copy_from_user()'s is (the page is faulted in, or the
- * access fails with -EFAULT).
+ * whole u64s come in as plain loads, in order, in one masked user-access
+ * window, not through copy_from_user()'s hardened-usercopy object check,
+ * its speculation barrier (6.12 and later) and rep movs.  The user's
+ * memory need not be aligned.  Nothing in the window calls out or
+ * sleeps; a fault in it is handled as in copy_from_user() (the page is
+ * faulted in, or the access fails with -EFAULT).  Without masking (6.1):
+ * copy_from_user().
  *
  * Return: 0 or -EFAULT.
  */
@@ -239,12 +271,10 @@ int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len)
 	const u64 __user *src = usrc;
 	u64 *to = dst, *end = to + len / sizeof(u64);
 
-	if (!len)
-		return 0;
-	if (len > KMEM_RO_SMALL_COPY_IN || !IS_ALIGNED(len, sizeof(u64)))
+	if (len > KMEM_RO_SMALL_COPY_IN || !IS_ALIGNED(len, sizeof(u64)) ||
+	    !can_do_masked_user_access())
 		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
-	if (!kmem_ro_user_access_begin(src, len))
-		return -EFAULT;
+	src = masked_user_access_begin(src);
 	while (to < end)
 		unsafe_get_user(*to++, src++, efault);
 	user_access_end();

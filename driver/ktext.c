@@ -3,6 +3,8 @@
  * kmem_ro - where the kernel text is: found once at load from the kernel's
  * own page tables, read by INFO, the text mapping and the page checks.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <asm/pgtable.h>
@@ -11,17 +13,8 @@
 
 static unsigned long kmem_ro_text_start, kmem_ro_text_end;
 
-/*
- * Where the kernel image's high mapping is linear (virtual address minus
- * __START_KERNEL_map plus phys_base, as __pa_symbol() computes it), found
- * at load.  Up to this many runs; any part of the image beyond them keeps
- * the page-table walk.
- */
-#define KMEM_RO_IMAGE_RUNS	8
-static struct {
-	unsigned long start, end;
-} kmem_ro_image[KMEM_RO_IMAGE_RUNS];
-static unsigned int kmem_ro_image_nr;
+struct kmem_ro_image_run kmem_ro_image[KMEM_RO_IMAGE_RUNS] __ro_after_init;
+unsigned int kmem_ro_image_nr __ro_after_init;
 
 /*
  * Is @addr in an executable kernel mapping?  @mask returns the mask of the
@@ -91,30 +84,12 @@ static void kmem_ro_image_init(void)
 				kmem_ro_image[n - 1].end = next;
 			else if (n < KMEM_RO_IMAGE_RUNS)
 				kmem_ro_image[kmem_ro_image_nr++] =
-					(typeof(kmem_ro_image[0])){ addr, next };
+					(struct kmem_ro_image_run){ addr, next };
 		}
 		addr = next;
 	}
-}
-
-/**
- * kmem_ro_image_pfn() - the PFN behind a kernel-image address, by arithmetic
- * @addr: kernel virtual address
- * @pfn: returns the PFN, for the caller to check as any RAM page
- *
- * Return: true if @addr lies where the image is mapped linearly.
- */
-bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn)
-{
-	unsigned int i;
-
-	for (i = 0; i < kmem_ro_image_nr; i++) {
-		if (addr >= kmem_ro_image[i].start && addr < kmem_ro_image[i].end) {
-			*pfn = kmem_ro_image_linear_pfn(addr);
-			return true;
-		}
-	}
-	return false;
+	pr_info("kernel image read by arithmetic over %u run(s) from %#lx\n",
+		kmem_ro_image_nr, kmem_ro_image_nr ? kmem_ro_image[0].start : 0);
 }
 
 /**

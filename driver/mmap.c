@@ -29,6 +29,7 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "ram.h"
 
 static bool mmap_ram;
 module_param(mmap_ram, bool, 0644);

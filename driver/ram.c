@@ -26,15 +26,10 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "ram.h"
 
-/*
- * RAM the kernel itself excludes from /proc/kcore although it is System
- * RAM: the AMD GART aperture (arch/x86/kernel/aperture_64.c registers it
- * with register_mem_pfn_is_ram(), which a module cannot query).
- */
-static unsigned long kmem_ro_gart_start, kmem_ro_gart_end;
-/* The guest has memory it has not accepted (TDX, SEV-SNP): see below. */
-static bool kmem_ro_unaccepted;
+/* What the page checks (ram.h) read, set at load. */
+struct kmem_ro_ram_limits kmem_ro_ram_limits __ro_after_init;
 
 /*
  * All System RAM, for READV and WALK: taken at load and again when memory
@@ -42,7 +37,7 @@ static bool kmem_ro_unaccepted;
  * the resource tree under its lock.  RAM removed after going offline may
  * stay listed: its pages are offline, which kmem_ro_page_online() refuses.
  */
-static struct kmem_ro_ram __rcu *kmem_ro_ram_now;
+struct kmem_ro_ram __rcu *kmem_ro_ram_now;
 static DEFINE_MUTEX(kmem_ro_ram_lock);	/* serialises refreshes */
 
 /*
@@ -175,19 +170,6 @@ out:
 }
 
 /**
- * kmem_ro_ram_rcu() - the System RAM list, for one reader's section
- *
- * Call under rcu_read_lock(): the list stays valid until
- * rcu_read_unlock(), and costs a reader no atomic, as a reference would.
- *
- * Return: the list.
- */
-const struct kmem_ro_ram *kmem_ro_ram_rcu(void)
-{
-	return rcu_dereference(kmem_ro_ram_now);
-}
-
-/**
  * kmem_ro_ram_refresh() - take the System RAM list again
  *
  * Return: 0, or a negative errno (the previous list stays).
@@ -206,18 +188,6 @@ int kmem_ro_ram_refresh(void)
 	return 0;
 }
 
-/* The range of @ram holding @nr pages from @pfn, or NULL. */
-static const struct kmem_ro_pfns *kmem_ro_ram_find(const struct kmem_ro_ram *ram,
-						   unsigned long pfn, unsigned long nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < ram->nr; i++)
-		if (pfn >= ram->pfns[i].start && pfn + nr <= ram->pfns[i].end)
-			return &ram->pfns[i];
-	return NULL;
-}
-
 /**
  * kmem_ro_ram_contains() - are @nr pages from @pfn all inside one range?
  * @ram: snapshot from kmem_ro_ram_get()
@@ -230,65 +200,6 @@ bool kmem_ro_ram_contains(const struct kmem_ro_ram *ram, unsigned long pfn,
 			  unsigned long nr)
 {
 	return kmem_ro_ram_find(ram, pfn, nr);
-}
-
-/**
- * kmem_ro_page_online() - is this RAM page online and healthy?
- * @pfn: a page known to be System RAM
- *
- * is_page_hwpoison(), not PageHWPoison(): when memory failure cannot
- * dissolve a hugetlb folio it flags only the folio, and the poisoned
- * subpage's own flag stays clear.  Touching it would be a machine check.
- *
- * Return: false for offline, logically offline (balloon), poisoned,
- * unaccepted or GART aperture pages.
- */
-bool kmem_ro_page_online(unsigned long pfn)
-{
-	struct page *page = pfn_to_online_page(pfn);
-	unsigned long text_start, text_end;
-
-	if (!page || PageOffline(page) || is_page_hwpoison(page))
-		return false;
-	if (pfn >= kmem_ro_gart_start && pfn < kmem_ro_gart_end)
-		return false;
-	if (kmem_ro_unaccepted) {
-		/* the kernel runs from its text: that much is accepted */
-		kmem_ro_text_pfns(&text_start, &text_end);
-		return pfn >= text_start && pfn < text_end;
-	}
-	return true;
-}
-
-/**
- * kmem_ro_ram_check_pfn() - may this page be touched at all?
- * @pfn: any page
- * @r: the reader, whose RAM list is taken for this section
- *
- * The one check of a page before it is read: a data page (kread.c) and
- * each page-table page on the way to it (kpgtable.c).  Whether the direct
- * map still maps it (memfd_secret, debug_pagealloc) is not looked up:
- * the *_nofault() read through the direct map finds out, as in
- * read_kcore_iter(), at no cost when it does.
- *
- * Only virtio-mem sets PageOffline() under page_offline_begin(), and only
- * on RAM it added as driver-managed: a page there is checked and copied
- * under that hold, as read_kcore_iter() holds page_offline_freeze(); no
- * other RAM needs it (docs/security.md lists every setter).
- *
- * Return: 0 if it may be read, -ENXIO if it is not System RAM, -EPERM if
- * it is RAM that must not be read (kmem_ro_page_online()),
- * -KMEM_RO_NEED_OFFLINE_HOLD for driver-managed RAM without the hold.
- */
-int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r)
-{
-	const struct kmem_ro_pfns *range = kmem_ro_ram_find(r->ram, pfn, 1);
-
-	if (!range)
-		return -ENXIO;
-	if (range->managed && !r->offline_held && !r->managed_ok)
-		return -KMEM_RO_NEED_OFFLINE_HOLD;
-	return kmem_ro_page_online(pfn) ? 0 : -EPERM;
 }
 
 /* The aperture as aperture_64.c finds it: northbridge 0's GART registers. */
@@ -307,10 +218,11 @@ static void kmem_ro_gart_init(void)
 	base = (base & 0x7fff) << (25 - PAGE_SHIFT);
 	if (!base)
 		return;
-	kmem_ro_gart_start = base;
-	kmem_ro_gart_end = base + ((32UL << 20) << ((ctl >> 1) & 7) >> PAGE_SHIFT);
+	kmem_ro_ram_limits.gart_start = base;
+	kmem_ro_ram_limits.gart_end = base + ((32UL << 20) << ((ctl >> 1) & 7) >> PAGE_SHIFT);
 	pr_info("GART aperture [%#llx-%#llx] is not read, as in /proc/kcore\n",
-		(u64)PFN_PHYS(kmem_ro_gart_start), (u64)PFN_PHYS(kmem_ro_gart_end) - 1);
+		(u64)PFN_PHYS(kmem_ro_ram_limits.gart_start),
+		(u64)PFN_PHYS(kmem_ro_ram_limits.gart_end) - 1);
 }
 
 /**
@@ -320,7 +232,7 @@ static void kmem_ro_gart_init(void)
  */
 bool kmem_ro_ram_unaccepted(void)
 {
-	return kmem_ro_unaccepted;
+	return kmem_ro_ram_limits.unaccepted;
 }
 
 /**
@@ -338,7 +250,7 @@ int kmem_ro_ram_init(void)
 	kmem_ro_gart_init();
 #ifdef CONFIG_UNACCEPTED_MEMORY
 	if (efi.unaccepted != EFI_INVALID_TABLE_ADDR) {
-		kmem_ro_unaccepted = true;
+		kmem_ro_ram_limits.unaccepted = true;
 		pr_warn("guest with unaccepted memory: RAM reads and RAM mmap refused, kernel text only\n");
 	}
 #endif

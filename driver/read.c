@@ -45,19 +45,6 @@ static void kmem_ro_read_page_put(void *page)
 		free_page((unsigned long)page);
 }
 
-/* @len bytes at @addr into @dst, in one reader section: bytes read, @err why short. */
-static size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
-{
-	struct kmem_ro_reader r;
-	size_t got;
-
-	kmem_ro_reader_init(&r);
-	kmem_ro_reader_begin(&r);
-	got = kmem_ro_read_object(dst, addr, len, &r, NULL, err);
-	kmem_ro_reader_end(&r);
-	return got;
-}
-
 /**
  * kmem_ro_read() - read() and pread() of the device
  * @file: the open device
@@ -100,7 +87,9 @@ ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *p
 			cond_resched();
 		}
 		got = kmem_ro_read_section(bounce, addr + done, min(len - done, most), &err);
-		left = got ? copy_to_user(ubuf + done, bounce, got) : 0;
+		/* a few stores for a field; copy_to_user() counts what a fault left */
+		left = got && kmem_ro_copy_out(ubuf + done, bounce, got) ?
+		       copy_to_user(ubuf + done, bounce, got) : 0;
 		done += got - left;
 		if (left)
 			err = -EFAULT;

@@ -15,14 +15,14 @@
  * segments allocates nothing.
  *
  * The fixed cost of a call counts too: drgn under the kcore preload makes
- * one call per pread() it cannot serve otherwise, of one segment of 8 or
- * 16 bytes.  Such a call opens four user-access windows, the fewest its
- * ABI allows (argument in, segments in, data and results out, @done out),
- * each of plain word loads or stores: no rep movs start-up, no
- * hardened-usercopy lookup, no separate get_user() of the size, and from
- * 6.12 no speculation barrier on the two that read one range in order
- * (the address masked instead, kmem_ro_user_access_begin()).  Only @done
- * goes back of the argument, as one store.
+ * one call per read it cannot serve otherwise, of one segment of 8 or 16
+ * bytes.  Such a call copies the argument in, up to four segments in,
+ * data and results out and @done out, the fewest copies its ABI allows.
+ * Where the kernel masks user addresses (6.12 and later) the first two
+ * are plain word loads in one masked window each: no get_user() of the
+ * size first, no rep movs, no hardened-usercopy lookup, no speculation
+ * barrier (kmem_ro_copy_in(), kmem_ro_arg_in()).  Only @done goes back of
+ * the argument, as one store.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -63,13 +63,9 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 		return -EINVAL;
 	while (done < iov->len) {
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
-		struct kmem_ro_reader r;
 		int err;
 
-		kmem_ro_reader_init(&r);
-		kmem_ro_reader_begin(&r);
-		got = kmem_ro_read_object(bounce, iov->addr + done, chunk, &r, NULL, &err);
-		kmem_ro_reader_end(&r);
+		got = kmem_ro_read_section(bounce, iov->addr + done, chunk, &err);
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;

@@ -6,25 +6,28 @@
 #include <linux/minmax.h>
 #include <linux/uaccess.h>
 
-#include "compat.h"
 #include "internal.h"
 
 /*
  * The common call: the caller's struct has the driver's size.  Its size
- * and then the rest are read as words in one user-access window, instead
- * of a get_user() and a copy_from_user() (a second window, rep movs and a
- * hardened-usercopy lookup).  Nothing past the size is read unless it is
- * @ksize, so nothing past the caller's struct: as kmem_ro_arg_in() reads.
- * False for any other size or a fault: kmem_ro_arg_in() then reads it
- * again, size first, and decides the errno as it always did.
+ * and then the rest are read as words in one masked user-access window,
+ * instead of a get_user() and a copy_from_user() (a second window, rep
+ * movs, a hardened-usercopy lookup and, from 6.12, a speculation
+ * barrier).  Nothing past the size is read unless it is @ksize, so
+ * nothing past the caller's struct: as kmem_ro_arg_in() reads.  False for
+ * any other size, a fault, or a kernel that does not mask user addresses
+ * (6.1, where the window would cost an lfence the copies do not):
+ * kmem_ro_arg_in() then reads it, size first, and decides the errno as it
+ * always did.
  */
 static bool kmem_ro_arg_in_own_size(void *karg, size_t ksize, const void __user *uarg)
 {
 	const u64 __user *src = uarg;
 	u64 *to = karg, *end = to + ksize / sizeof(u64);
 
-	if (!IS_ALIGNED(ksize, sizeof(u64)) || !kmem_ro_user_access_begin(src, ksize))
+	if (!IS_ALIGNED(ksize, sizeof(u64)) || !can_do_masked_user_access())
 		return false;
+	src = masked_user_access_begin(src);
 	unsafe_get_user(*to, src, fail);
 	if (*to != ksize)
 		goto fail;

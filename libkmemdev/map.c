@@ -8,7 +8,8 @@
  * reach one), mapped whole on first use.  Mapping costs address space only:
  * the driver fills page tables on touch, in 2 MiB pieces where it can.
  * By default (mmap_ram=0, RAM mmap is the driver's opt-in) a single region
- * covers the kernel text, and kmemdev_read() reads RAM through READV.
+ * covers the kernel text, and kmemdev_read() (read.c) reads RAM through
+ * the device's pread().
  *
  * Lookups are the hot path (a caller may read 8 bytes at a time): they
  * translate with plain arithmetic and a binary search, then load the
@@ -330,85 +331,4 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 		return err;
 	*ptr = base + (phys - r->start);
 	return 0;
-}
-
-/* Reads up to this size go through a bounce buffer on the stack. */
-#define READV_STACK_BOUNCE 256
-
-/*
- * One READV segment for what the mapping cannot serve.  Through a bounce
- * buffer, so that a failed read leaves buf as it was, as the mmap path
- * does.  A short result means a later page failed: -EFAULT for the rest.
- */
-static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
-		      bool scratch)
-{
-	unsigned char stack[READV_STACK_BOUNCE], *bounce = stack;
-	struct kmem_ro_iov iov;
-	int err;
-
-	if (scratch)
-		bounce = buf;
-	else if (len > sizeof(stack)) {
-		bounce = malloc(len);
-		if (!bounce)
-			return -ENOMEM;
-	}
-	iov = (struct kmem_ro_iov){
-		.addr = kaddr,
-		.len = len,
-		.buf = (uintptr_t)bounce,
-	};
-	err = kmemdev_readv(h, &iov, 1, NULL);
-	if (!err) {
-		if (iov.result < 0)
-			err = iov.result < -4095 ? -EIO : (int)iov.result;
-		else if ((uint64_t)iov.result < len)
-			err = -EFAULT;
-		else if (bounce != buf)
-			memcpy(buf, bounce, len);
-	}
-	if (bounce != stack && bounce != buf)
-		free(bounce);
-	return err;
-}
-
-static int read_any(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
-		    bool scratch)
-{
-	const void *src;
-	int err;
-
-	if (!h || !buf)
-		return -EINVAL;
-	if (h->backend == KMEMDEV_BACKEND_KCORE)
-		return kmemdev__kcore_read(h, kaddr, buf, len);
-	err = kmemdev_map(h, kaddr, len, &src);
-	/*
-	 * EPERM: the text mapping refused, which READ_IMPLIES_EXEC does to
-	 * every PROT_READ mmap (do_mmap() adds PROT_EXEC); READV reads it.
-	 */
-	if ((err == -ENXIO || err == -EOPNOTSUPP || err == -EPERM) &&
-	    (h->info.features & KMEM_RO_FEAT_READV))
-		return read_readv(h, kaddr, buf, len, scratch);
-	if (err)
-		return err;
-	memcpy(buf, src, len);
-	return 0;
-}
-
-int kmemdev_read(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
-{
-	return read_any(h, kaddr, buf, len, false);
-}
-
-/*
- * The library's own reads of whole tables (kallsyms, BTF: megabytes) into
- * a buffer they throw away on failure: READV fills it directly, without a
- * bounce buffer as large, which would double the memory touched (a page
- * fault per 4 KiB) and add a copy.
- */
-int kmemdev__read_scratch(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len)
-{
-	return read_any(h, kaddr, buf, len, true);
 }

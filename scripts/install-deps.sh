@@ -53,11 +53,15 @@ declare -A NEED=(
 	[/usr/lib32/libc.a]=gcc-multilib
 	[abidiff]=abigail-tools
 	[tmux]=tmux
+	# vmtest/run.sh's +virtio-mem: .ko.xz modules, the QMP helper
+	[xz]=xz-utils
+	[/usr/bin/python3]=python3
 )
 
 # Only the VM suite and the man-page checks use these.
 TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
-	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux abigail-tools)
+	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux abigail-tools
+	   xz-utils python3)
 DEMO_ONLY=(qemu-system-x86 busybox-static cpio)
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -225,8 +225,8 @@ struct kmem_ro_info {
  * that page (a short read), or, when the first page fails, -1 with errno
  * EINVAL, EFAULT, ENXIO or EPERM as above (EFAULT also for a buffer that
  * cannot be written; a buffer that faults part way gives the bytes before
- * it), ENOMEM.  A pending signal stops a long read between pages, never
- * before the first: the bytes so far.  @len is capped by the kernel at
+ * it), ENOMEM.  A pending signal stops a long read after a whole number of
+ * page-sized pieces from @addr, never before the first: the bytes so far.  @len is capped by the kernel at
  * MAX_RW_COUNT (2 GiB - 4 KiB).
  */
 #define KMEM_RO_READ_TOP_BIT		(1ULL << 63)

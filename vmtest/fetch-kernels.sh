@@ -18,6 +18,10 @@
 #              modules are built in, and that root's packages: see
 #              vmtest/build-root.sh and vmtest/build-module.sh
 #   check-root the suite whose root its sparse passes (C=1, C=2) run in
+#   root/.../modules/<release>/kernel/drivers/virtio/  the modules a VM group
+#              loads from Debian's own build (virtio_mem: +virtio-mem in
+#              vmtest/run.sh); 7.x: from linux-modules-<release>, this
+#              folder alone
 #
 # Series: 6.1 and 6.12 from bookworm (the machine's own apt sources), 7.3
 # (trixie-backports' newest kernel, the one its linux-image-amd64 names)
@@ -216,6 +220,28 @@ fetch_one() {
 	log "$series: $release ready in $dir"
 }
 
+# The kernel's own modules a VM group loads (virtio_mem and what it needs,
+# vmtest/run.sh's +virtio-mem).  Bookworm's image packages carry every
+# module; 7.x's carry none, and linux-modules-<release> (100 MB) carries
+# them all: only drivers/virtio/ is kept.  sid is only built against.
+fetch_modules() {
+	local series=$1 dir=$CACHE/kernels/$1 release tmp d
+	[[ $series == [0-9]* ]] || return 0
+	release=$(cat "$dir/release")
+	for d in "$dir"/root/{usr/,}lib/modules/"$release"/kernel/drivers/virtio; do
+		[ -d "$d" ] && return
+	done
+	log "$series: downloading linux-modules-$release (drivers/virtio/ is kept)"
+	tmp=$(mktemp -d "$CACHE/tmp.XXXXXX")
+	(cd "$tmp" && apt_for apt-get "$series" download -qq "linux-modules-$release" >&2) || {
+		apt_update_once "$series"
+		(cd "$tmp" && apt_for apt-get "$series" download -qq "linux-modules-$release" >&2)
+	}
+	dpkg-deb --fsys-tarfile "$tmp"/linux-modules-*.deb |
+		tar -C "$dir/root" -x --wildcards "./usr/lib/modules/$release/kernel/drivers/virtio/*"
+	rm -rf "$tmp"
+}
+
 # The debug kernels are built from linux-source-<series> of the series'
 # own suite (vmtest/build-debug-kernel.sh).
 fetch_source() {
@@ -240,7 +266,7 @@ for s in $SERIES; do
 	case $s in
 	*-debug) fetch_source "${s%-debug}"
 		 "$(dirname "$0")/build-debug-kernel.sh" "${s%-debug}" ;;
-	*) fetch_one "$s"; checker_valid "$s" ;;
+	*) fetch_one "$s"; checker_valid "$s"; fetch_modules "$s" ;;
 	esac
 done
 # shellcheck disable=SC2086 # one series a word

@@ -27,6 +27,9 @@
 # $BUILD/vm/<suite> for every suite a group names; for a group whose extra
 # column is +udev-root=SUITE, $KMEM_RO_CACHE/udev-root/SUITE/root.cpio
 # (vmtest/build-root.sh udev SUITE) and `make install` in $BUILD/vm/install.
+# A group whose extra column has +virtio-mem=SIZEM gets a virtio-mem device
+# (resized when the guest prints "@@VMEM_REQUEST BYTES": virtio-mem-qmp.py)
+# and the kernel's virtio_mem module from $KMEM_RO_CACHE/kernels/<kernel>.
 # VM_EXTRA_CPIO="A.cpio ..." appends those archives to every initramfs,
 # last (their files win): a tree too large or foreign for the stage, such as
 # tests/vm/crash.sh's crash, its Debian release's libraries and vmlinux.
@@ -62,8 +65,46 @@ total_pass=0 total_fail=0 failed_runs=()
 
 say() { printf 'vm: %s\n' "$*"; }
 
+# stage_kernel_modules kernel stage module...: the kernel's own modules
+# (Debian's build, vmtest/fetch-kernels.sh) in $stage/lib/kernel-modules/,
+# each after the modules its symbols come from, uncompressed (busybox's
+# insmod reads ELF), with their load order in "order" for /init.  A module
+# built into the kernel is skipped.
+stage_kernel_modules() {
+	local kernel=$1 stage=$2 release dir d builtin=() order=()
+	shift 2
+	release=$(cat "$CACHE/kernels/$kernel/release")
+	dir=
+	for d in "$CACHE/kernels/$kernel"/root/{usr/,}lib/modules/"$release" \
+		 "$(cat "$CACHE/kernels/$kernel/kdir" 2>/dev/null)"; do
+		[ -f "$d/modules.builtin" ] && { dir=$d; break; }
+	done
+	[ -n "$dir" ] || { say "$kernel: no modules.builtin (vmtest/fetch-kernels.sh)"; return 1; }
+	mapfile -t builtin < <(sed -E 's|.*/||; s|\.ko$||; s|-|_|g' "$dir/modules.builtin")
+	mkdir -p "$stage/lib/kernel-modules"
+	add_module() {
+		local name=${1//-/_} file dep
+		[[ " ${order[*]} ${builtin[*]} " == *" $name "* ]] && return 0
+		file=$(find "$dir/" -name "$name.ko" -o -name "$name.ko.xz" | head -n 1)
+		[ -n "$file" ] || { say "$kernel: no module $name in $dir"; return 1; }
+		for dep in $(modinfo -F depends "$file" | tr , ' '); do
+			add_module "$dep" || return 1
+		done
+		case $file in
+		*.xz) xz -dc "$file" ;;
+		*) cat "$file" ;;
+		esac > "$stage/lib/kernel-modules/$name.ko" || return 1
+		order+=("$name")
+	}
+	for d in "$@"; do
+		add_module "$d" || return 1
+	done
+	printf '%s\n' "${order[@]}" > "$stage/lib/kernel-modules/order"
+}
+
 # kernel accel root suites... -> path.  root: - for busybox alone, or a
 # base tree (vmtest/build-root.sh udev) whose cpio goes first.
+# VMEM (+virtio-mem): stage virtio_mem and its transport's modules.
 make_initramfs() {
 	local kernel=$1 accel=$2 root=$3 stage l host_files=()
 	shift 3
@@ -85,6 +126,10 @@ make_initramfs() {
 	cp "$here/init" "$stage/init"
 	chmod 755 "$stage/init"
 	cp "$BUILD/$kernel/driver/kmem_ro.ko" "$BUILD/$kernel/testobj/kmem_ro_testobj.ko" "$stage/lib/"
+	if [ -n "${VMEM:-}" ]; then
+		# virtio_pci: the transport (a module on 6.1)
+		stage_kernel_modules "$kernel" "$stage" virtio_pci virtio_mem >&2 || return 1
+	fi
 	for s in "$@"; do
 		if [ -f "$here/$s" ]; then
 			cp "$here/$s" "$stage/tests/"
@@ -134,11 +179,26 @@ make_initramfs() {
 	echo "$stage.cpio"
 }
 
-# boot kernel accel cmdline log initrd [qemu-trace-event]
+# boot kernel accel cmdline log initrd [qemu-trace-event [virtio-mem-size]]
 boot() {
 	local kernel=$1 accel=$2 extra=$3 log=$4 initrd=$5 tcg=tcg,thread=single trace=()
+	local mem=$MEM vmem=() qmp_pid='' qmp rc
 	# QEMU's own trace of an event (log backend), to $log.trace
 	[ -n "${6:-}" ] && trace=(-trace "$6" -D "$log.trace")
+	# +virtio-mem=SIZE: a virtio-mem device of SIZE (MiB), nothing plugged
+	# at boot, and a QMP socket through which virtio-mem-qmp.py sets its
+	# requested size when the guest prints "@@VMEM_REQUEST BYTES".
+	if [ -n "${7:-}" ]; then
+		mem="$MEM,maxmem=$((MEM + ${7%M}))M"
+		# in /tmp: a socket's path has at most 107 bytes
+		qmp=$(mktemp -u "${TMPDIR:-/tmp}/kmem_ro-qmp.XXXXXX")
+		# shellcheck disable=SC2054	# QEMU's options: commas inside words
+		vmem=(-object "memory-backend-ram,id=vmem0,size=$7"
+		      -device virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0
+		      -qmp "unix:$qmp,server=on,wait=off")
+		"$here/virtio-mem-qmp.py" "$qmp" "$log" &
+		qmp_pid=$!
+	fi
 	# watchdog_thresh=60 (its maximum): a host this loaded can stall an
 	# emulated CPU for the default 20 s soft-lockup limit (seen once at
 	# boot); a real lockup still reports.  no_timer_check: the IO-APIC
@@ -162,10 +222,14 @@ boot() {
 	extra=${extra//,/ }	# several arguments: comma-separated in tests/vm/groups
 	[[ $kernel == *-debug ]] && extra="no5lvl $extra"
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$tcg" -cpu max -smp 2 \
-		-m "$MEM" -display none -monitor none -no-reboot "${trace[@]}" ${VM_QEMU_ARGS:-} \
+		-m "$mem" -display none -monitor none -no-reboot "${trace[@]}" "${vmem[@]}" ${VM_QEMU_ARGS:-} \
 		-serial "file:$log" \
 		-kernel "$CACHE/kernels/$kernel/vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 ${VM_QUIET-quiet} panic=-1 oops=panic watchdog_thresh=60 no_timer_check $extra" </dev/null
+	rc=$?
+	# the helper ends when QEMU closes the socket
+	[ -n "$qmp_pid" ] && { wait "$qmp_pid"; rm -f "$qmp"; }
+	return $rc
 }
 
 # judge kernel group log suites... ; prints, counts, returns 0 if clean
@@ -175,6 +239,11 @@ judge() {
 	grep -q '^@@DONE' "$log" || { say "$kernel/$group: guest did not finish (timeout or crash)"; ok=1; }
 	grep -q '^@@INSMOD rc=0' "$log" || { say "$kernel/$group: insmod failed"; ok=1; }
 	grep -q '^@@TESTOBJ rc=0' "$log" || { say "$kernel/$group: test objects failed to load"; ok=1; }
+	if grep -a '^@@KMOD ' "$log" | grep -vq ' rc=0'; then
+		say "$kernel/$group: a kernel module failed to load:"
+		grep -a '^@@KMOD ' "$log" | grep -v ' rc=0' | sed 's/^/    /'
+		ok=1
+	fi
 	if grep -q '^@@RMMOD' "$log" && ! grep -q '^@@RMMOD rc=0' "$log"; then
 		say "$kernel/$group: rmmod failed (leaked fd, mapping or probe?)"; ok=1
 	fi
@@ -213,31 +282,46 @@ judge() {
 # One boot of one group on one kernel: its verdict and Check counts go to
 # $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
 run_one() {
-	local kernel=$1 group=$2 accel=$3 extra=$4 root cmdline initrd start rc verdict log trace=
+	local kernel=$1 group=$2 accel=$3 extra=$4 root=- cmdline initrd start rc verdict log trace=
+	local vmem_size='' words=() word
 	shift 4
 	log=$logs/$kernel-$group.log
 	rm -f "$log"
 	total_pass=0 total_fail=0
-	# extra "+udev-root=SUITE": boot that suite's Debian root with
-	# systemd and udev and `make install` laid over it (both made by
-	# make vm-root).
-	root=- cmdline=$extra
 	rm -f "$log.trace"
-	# extra "+qemu-trace=EVENT": QEMU traces EVENT to $log.trace
-	# (judged by the guest's @@TRACE_ABSENT lines)
-	if [[ $extra == +qemu-trace=* ]]; then
-		trace=${extra#+qemu-trace=} cmdline=-
-	fi
-	if [[ $extra == +udev-root* ]]; then
-		[[ $extra =~ ^\+udev-root=[a-z]+$ ]] ||
-			{ say "$group: '$extra': want +udev-root=SUITE"; return 1; }
-		root=$CACHE/udev-root/${extra#+udev-root=} cmdline=-
-		[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
-			{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; return 1; }
-	fi
-	initrd=$(make_initramfs "$kernel" "$accel" "$root" "$@") || { say "missing test binaries"; return 1; }
+	# extra: comma-separated kernel command-line words and +OPTION=VALUE
+	# words for the harness (read, not globbed: slub_debug=FZP,kmalloc-cg-*)
+	[ "$extra" = - ] || IFS=, read -ra words <<<"$extra"
+	cmdline=
+	for word in "${words[@]}"; do
+		case $word in
+		# QEMU traces EVENT to $log.trace (judged by the guest's
+		# @@TRACE_ABSENT lines)
+		+qemu-trace=*) trace=${word#+qemu-trace=} ;;
+		# boot that suite's Debian root with systemd and udev and
+		# `make install` laid over it (both made by make vm-root)
+		+udev-root=*)
+			[[ $word =~ ^\+udev-root=[a-z]+$ ]] ||
+				{ say "$group: '$word': want +udev-root=SUITE"; return 1; }
+			root=$CACHE/udev-root/${word#+udev-root=}
+			[ -s "$root/root.cpio" ] && [ -d "$BUILD/vm/install" ] ||
+				{ say "$group: no $root/root.cpio or $BUILD/vm/install: run make vm-root"; return 1; }
+			;;
+		# a virtio-mem device of SIZE MiB, resized at the guest's
+		# request, and the kernel's virtio_mem module in the initramfs
+		+virtio-mem=*)
+			[[ $word =~ ^\+virtio-mem=[1-9][0-9]*M$ ]] ||
+				{ say "$group: '$word': want +virtio-mem=SIZEM (MiB)"; return 1; }
+			vmem_size=${word#+virtio-mem=}
+			;;
+		+*) say "$group: unknown harness option '$word'"; return 1 ;;
+		*) cmdline+=${cmdline:+,}$word ;;
+		esac
+	done
+	initrd=$(VMEM=$vmem_size make_initramfs "$kernel" "$accel" "$root" "$@") ||
+		{ say "missing test binaries or modules"; return 1; }
 	start=$(date +%s)
-	boot "$kernel" "$accel" "$cmdline" "$log" "$initrd" "$trace"
+	boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 	rc=$?
 	# A group marked "+retry" in its accel column depends on where one
 	# boot's allocator puts pages (alias_test): one more boot if the
@@ -245,7 +329,7 @@ run_one() {
 	if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
 		say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
 		mv "$log" "$log.1"
-		boot "$kernel" "$accel" "$cmdline" "$log" "$initrd" "$trace"
+		boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 		rc=$?
 	fi
 	rm -f "$initrd"

@@ -377,8 +377,8 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  *
  * Anything else fails with -ENXIO: vmalloc memory (including vmapped
  * stacks and vmalloc'ed per-CPU chunks), modules, fixmap, user addresses,
- * per-CPU symbol offsets, physical holes.  kmemdev_read() reads those
- * through the driver's READV ioctl instead; kmemdev_readv() exposes it.
+ * per-CPU symbol offsets, physical holes.  kmemdev_read() has the driver
+ * read those instead (pread() by address, or READV: kmemdev_readv()).
  * A kcore handle maps nothing: -EOPNOTSUPP.
  *
  * @param h handle
@@ -402,11 +402,15 @@ KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
  * everything said there (SIGBUS on hidden pages included); the copy is a
  * snapshot only as far as memcpy() of live memory is one.  When it is not
  * (kmemdev_map() says -ENXIO or -EOPNOTSUPP: vmalloc, modules, per-CPU
- * chunks, RAM by default: mmap_ram=0) and the driver has KMEM_RO_FEAT_READV, the
- * range is read with one READV segment instead, whose errors become the
- * function's: -EINVAL (not a kernel address), -EFAULT (unmapped, or the
- * read stopped short: the unread remainder counts as unreadable), -ENXIO
- * (not RAM), -EPERM (RAM the kernel hides from itself).
+ * chunks, RAM by default: mmap_ram=0), the driver reads the range: with
+ * one pread() of the device at KMEM_RO_READ_OFFSET(kaddr) when it has
+ * KMEM_RO_FEAT_PREAD, else (an older driver) with one READV segment
+ * (KMEM_RO_FEAT_READV).  Either way its errors become the function's, the
+ * same for both: -EINVAL (not a kernel address), -EFAULT (unmapped, or
+ * the read stopped short: the unread remainder counts as unreadable),
+ * -ENXIO (not RAM), -EPERM (RAM the kernel hides from itself).  A pread()
+ * that a signal cut short is resumed, one it stopped before any byte
+ * (EINTR) made again.
  *
  * kcore handle: pread() of the PT_LOAD segments covering the range (it may
  * span adjacent ones); what kcore returns for unreadable pages (zeros) is

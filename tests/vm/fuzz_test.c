@@ -9,6 +9,8 @@
  * region of the layout (RAM, text, rodata, vmalloc, ioremap, modules,
  * vmemmap, cpu_entry_area, MMIO, holes, the guard hole, non-canonical),
  * random pids, list heads and probe addresses; plus unknown ioctl numbers.
+ * pread() and read() by address take the same addresses and lengths (and
+ * lseek() any position), into good and bad buffers.
  * Random physical ranges are mapped with random lengths, protections and
  * flags, touched under a SIGBUS/SIGSEGV handler (also from forked
  * children), mprotect()ed, mremap()ped, split and advised.  Slices run as an
@@ -1467,50 +1469,59 @@ struct seg {
 	struct kcore_ref ref;
 };
 
-static void check_seg(struct fuzz *f, const struct kmem_ro_iov *iov, struct seg *s)
+/*
+ * One read of @s->k as READV segment @iov or as a pread() (@op "PREAD",
+ * its result as a segment's): the count and errno its class allows.
+ */
+/* wrong(), naming the call: READV or PREAD */
+#define seg_wrong(fmt, ...)	wrong(f, "%s: " fmt, op, ##__VA_ARGS__)
+
+static void check_seg(struct fuzz *f, const char *op, const struct kmem_ro_iov *iov,
+		      struct seg *s)
 {
 	int64_t r = iov->result;
 	int code = r < 0 ? (int)-r : 0;
 	const char *cls = s->bufok ? s->k.cls : s->bufcls;
 
 	if (r > 0 && (uint64_t)r > iov->len) {
-		wrong(f, "READV: segment result %" PRId64 " > len %" PRIu64, r, (uint64_t)iov->len);
+		seg_wrong("segment result %" PRId64 " > len %" PRIu64, r, (uint64_t)iov->len);
 		return;
 	}
 	if (r < 0 && (r < -133 || !in(-r, ok_read))) {
-		wrong(f, "READV: segment errno %" PRId64 " undocumented (%s)", -r, cls);
+		seg_wrong("segment errno %" PRId64 " undocumented (%s)", -r, cls);
 		return;
 	}
-	record(f, "READV.segment", iov->len ? cls : "len_zero", code);
+	record(f, strcmp(op, "READV") ? op : "READV.segment", iov->len ? cls : "len_zero",
+	       code);
 	if (!iov->len) {
 		if (r)
-			wrong(f, "READV: len 0 gave %" PRId64, r);
+			seg_wrong("len 0 gave %" PRId64, r);
 		return;
 	}
 	switch (s->k.exp) {
 	case X_EINVAL:
 		if (r != -EINVAL)
-			wrong(f, "READV: %s %#" PRIx64 " gave %" PRId64 ", want -EINVAL", s->k.cls,
+			seg_wrong("%s %#" PRIx64 " gave %" PRId64 ", want -EINVAL", s->k.cls,
 			     (uint64_t)iov->addr, r);
 		return;
 	case X_EFAULT:
 		if (r != -EFAULT)
-			wrong(f, "READV: %s %#" PRIx64 " gave %" PRId64 ", want -EFAULT", s->k.cls,
+			seg_wrong("%s %#" PRIx64 " gave %" PRId64 ", want -EFAULT", s->k.cls,
 			     (uint64_t)iov->addr, r);
 		return;
 	case X_ENXIO:
 		if (r != -ENXIO)
-			wrong(f, "READV: %s %#" PRIx64 " gave %" PRId64 ", want -ENXIO", s->k.cls,
+			seg_wrong("%s %#" PRIx64 " gave %" PRId64 ", want -ENXIO", s->k.cls,
 			     (uint64_t)iov->addr, r);
 		return;
 	case X_EPERM:
 		if (r != -EPERM)
-			wrong(f, "READV: %s %#" PRIx64 " gave %" PRId64 ", want -EPERM", s->k.cls,
+			seg_wrong("%s %#" PRIx64 " gave %" PRId64 ", want -EPERM", s->k.cls,
 			     (uint64_t)iov->addr, r);
 		return;
 	case X_TOP:
 		if (iov->addr + iov->len < iov->addr && r != -EINVAL)
-			wrong(f, "READV: wrapping segment gave %" PRId64, r);
+			seg_wrong("wrapping segment gave %" PRId64, r);
 		return;
 	}
 	if (!s->bufok)
@@ -1518,18 +1529,18 @@ static void check_seg(struct fuzz *f, const struct kmem_ro_iov *iov, struct seg 
 	switch (s->k.exp) {
 	case X_RAM:
 		if (r <= 0 && r != -EPERM)
-			wrong(f, "READV: RAM %#" PRIx64 " gave %" PRId64, (uint64_t)iov->addr, r);
+			seg_wrong("RAM %#" PRIx64 " gave %" PRId64, (uint64_t)iov->addr, r);
 		break;
 	case X_TEXT:
 		if ((uint64_t)r != iov->len)
-			wrong(f, "READV: %s %#" PRIx64 " len %" PRIu64 " gave %" PRId64, s->k.cls,
+			seg_wrong("%s %#" PRIx64 " len %" PRIu64 " gave %" PRId64, s->k.cls,
 			     (uint64_t)iov->addr, (uint64_t)iov->len, r);
 		else
-			kcore_after(f, &s->ref, (void *)(uintptr_t)iov->buf, "READV");
+			kcore_after(f, &s->ref, (void *)(uintptr_t)iov->buf, op);
 		break;
 	case X_READ:
 		if ((uint64_t)r != iov->len)
-			wrong(f, "READV: %s %#" PRIx64 " len %" PRIu64 " gave %" PRId64, s->k.cls,
+			seg_wrong("%s %#" PRIx64 " len %" PRIu64 " gave %" PRId64, s->k.cls,
 			     (uint64_t)iov->addr, (uint64_t)iov->len, r);
 		break;
 	case X_VBUF: {
@@ -1538,30 +1549,32 @@ static void check_seg(struct fuzz *f, const struct kmem_ro_iov *iov, struct seg 
 		const unsigned char *b = (void *)(uintptr_t)iov->buf;
 
 		if ((uint64_t)r != want) {
-			wrong(f, "READV: vmalloc buffer +%#" PRIx64 " len %" PRIu64 " gave %" PRId64
+			seg_wrong("vmalloc buffer +%#" PRIx64 " len %" PRIu64 " gave %" PRId64
 			     ", want %" PRIu64, off, (uint64_t)iov->len, r, want);
 			break;
 		}
 		for (uint64_t i = 0; i < want; i++)
 			if (b[i] != (((off + i) * 7) & 0xff)) {
-				wrong(f, "READV: vmalloc buffer byte %#" PRIx64 " wrong", off + i);
+				seg_wrong("vmalloc buffer byte %#" PRIx64 " wrong", off + i);
 				break;
 			}
 		break;
 	}
 	case X_SHORT:
 		if ((uint64_t)r != (iov->len < s->k.limit ? iov->len : s->k.limit))
-			wrong(f, "READV: %s len %" PRIu64 " gave %" PRId64 ", %" PRIu64
+			seg_wrong("%s len %" PRIu64 " gave %" PRId64 ", %" PRIu64
 			      " bytes before the hidden page", s->k.cls, (uint64_t)iov->len, r,
 			      s->k.limit);
 		break;
 	case X_IOREMAP:
 		if (r != -ENXIO && r != -EFAULT)
-			wrong(f, "READV: ioremap %#" PRIx64 " gave %" PRId64, (uint64_t)iov->addr,
+			seg_wrong("ioremap %#" PRIx64 " gave %" PRId64, (uint64_t)iov->addr,
 			      r);
 		break;
 	}
 }
+
+#undef seg_wrong
 
 static void op_readv(struct fuzz *f)
 {
@@ -1682,12 +1695,126 @@ static void op_readv(struct fuzz *f)
 		return;
 	}
 	for (i = 0; i < a->done; i++)
-		check_seg(f, &iov[i], &segs[i]);
+		check_seg(f, "READV", &iov[i], &segs[i]);
 	for (; i < n; i++)
 		if (iov[i].result != 0x7777777777) {
 			wrong(f, "READV: segment %u past done=%u was written", i, a->done);
 			break;
 		}
+}
+
+/* ---- pread() and read() by address (KMEM_RO_READ_OFFSET()) ---- */
+
+/*
+ * pread() of a random (address, length) from gen_kaddr()'s pools, or
+ * read() at the file position after lseek() there, into a good or a bad
+ * buffer.  The count is 0..len, the errno one of ok_pread; a good
+ * buffer's result must be what its address class allows (check_seg(), as
+ * for a READV segment), the bytes too.  A signal may cut a read of more
+ * than 256 bytes short between pages (a whole number of the driver's
+ * page-sized steps, or where a page of the address starts); a raw
+ * (negative) address as offset is the VFS's EINVAL.
+ */
+static const int ok_pread[] = { EINVAL, EFAULT, ENXIO, EPERM, EINTR, 0 };
+
+static void op_pread(struct fuzz *f)
+{
+	int fd = f->fds[below(f, NFD)].fd, err;
+	bool via_read = pct(f, 25), raw = pct(f, 4);
+	uint64_t len, limit = ARENA - DATA_AT, want_pos;
+	struct kmem_ro_iov iov;
+	const char *cls;
+	struct seg s;
+	off_t off, pos;
+	ssize_t r;
+
+	gen_kaddr(f, &s.k);
+	len = gen_len(f, &s.k);
+	if (s.k.exp != X_TEXT && s.k.exp != X_READ && pct(f, 3))
+		len = between(f, MIB, limit);	/* beyond READV's usual sizes */
+	if (len > limit)
+		len = limit;
+	s.bufok = pct(f, 88);
+	s.bufcls = NULL;
+	iov = (struct kmem_ro_iov){ .addr = s.k.addr, .len = len,
+				    .buf = (uintptr_t)f->rw + DATA_AT };
+	if (!s.bufok) {
+		unsigned int b = below(f, 4);
+
+		s.bufcls = b == 0 ? "buffer_readonly" : b == 1 ? "buffer_in_kmem_ro_mapping" :
+			   b == 2 ? "buffer_runs_into_guard" : "buffer_unmapped";
+		iov.buf = b == 0 ? (uintptr_t)f->ro : b == 1 ? (uintptr_t)f->kmap_text :
+			  b == 2 ? (uintptr_t)f->tail + TAIL - below(f, (len < TAIL ? len : TAIL) + 1) :
+			  bad_ptr(f);
+	}
+	s.ref.have = false;
+	if (s.bufok && s.k.exp == X_TEXT && len)
+		kcore_before(f, &s.ref, s.k.addr, len);
+	off = raw ? (off_t)s.k.addr : KMEM_RO_READ_OFFSET(s.k.addr);
+	cls = raw ? "raw_address_offset" : s.bufok ? s.k.cls : s.bufcls;
+	/* an address with bit 63 clear (user space, some non-canonical) reads with it set */
+	if (KMEM_RO_READ_ADDR(off) != s.k.addr) {
+		s.k.addr = iov.addr = KMEM_RO_READ_ADDR(off);
+		s.k.exp = s.k.addr < f->info.page_offset ? X_EINVAL : X_ANY;
+		s.ref.have = false;
+	}
+	note_call(f, "%s fd=%d %s %#" PRIx64 "+%" PRIu64 " buf=%s", via_read ? "lseek+read" : "pread",
+		  fd, s.k.cls, s.k.addr, len, s.bufok ? "ok" : s.bufcls);
+	f->sh->calls++;
+	if (via_read) {
+		pos = lseek(fd, off, SEEK_SET);
+		if (pos != off) {
+			/* only a raw, negative offset is refused */
+			if (!(off < 0 && pos < 0 && errno == EINVAL))
+				wrong(f, "lseek to %#llx gave %lld (%s)", (unsigned long long)off,
+				      (long long)pos, code_name(errno));
+			record(f, "PREAD.lseek", cls, pos < 0 ? errno : 0);
+			return;
+		}
+		r = read(fd, (void *)(uintptr_t)iov.buf, len);
+	} else {
+		r = syscall(SYS_pread64, fd, (void *)(uintptr_t)iov.buf, len, off);
+	}
+	err = r < 0 ? errno : 0;
+	if (via_read) {
+		want_pos = off + (r > 0 ? r : 0);
+		pos = lseek(fd, 0, SEEK_CUR);
+		if ((uint64_t)pos != want_pos)
+			wrong(f, "read of %zd bytes left the position at %#llx, want %#llx", r,
+			      (unsigned long long)pos, (unsigned long long)want_pos);
+	}
+	if (err >= NCODES || (err && !in(err, ok_pread))) {
+		record(f, "PREAD", cls, err < NCODES ? err : 0);
+		wrong(f, "PREAD: undocumented errno %s (%s)", code_name(err), cls);
+		return;
+	}
+	if (r > (ssize_t)len) {
+		wrong(f, "PREAD: %zd bytes of %" PRIu64, r, len);
+		return;
+	}
+	if (err == EINTR && !f->sigmode)
+		wrong(f, "PREAD: EINTR without a signal");
+	if (raw && off < 0) {
+		record(f, "PREAD", cls, err);
+		if (err != EINVAL)
+			wrong(f, "PREAD: raw address %#" PRIx64 " as offset gave %s, want EINVAL "
+			      "(the VFS's)", s.k.addr, code_name(err));
+		return;
+	}
+	if (!s.bufok || err == EINTR) {
+		/* a buffer the VFS refuses (access_ok()) fails before the address is seen */
+		record(f, "PREAD", cls, err);
+		if (!s.bufok && r > 0 && strcmp(s.bufcls, "buffer_runs_into_guard"))
+			wrong(f, "PREAD: %zd bytes into a %s", r, s.bufcls);
+		return;
+	}
+	if (f->sigmode && r > 0 && (uint64_t)r < len && len > 256 &&
+	    (!(r & (PAGE - 1)) || !((s.k.addr + r) & (PAGE - 1)))) {
+		record(f, "PREAD", "cut_by_signal", 0);
+		return;
+	}
+	iov.result = r < 0 ? -err : r;
+	check_seg(f, "PREAD", &iov, &s);
 }
 
 /* ---- WALK ---- */
@@ -3617,6 +3744,56 @@ static void op_fork_touch(struct fuzz *f)
 		wrong(f, "fork_touch: the child saw unexpected faults (status %#x)", status);
 }
 
+/*
+ * lseek(): SEEK_SET and SEEK_CUR to any position from 0 to LLONG_MAX (an
+ * address's KMEM_RO_READ_OFFSET()); a negative one, SEEK_END, SEEK_DATA
+ * and SEEK_HOLE: EINVAL, the position unchanged.
+ */
+static void op_lseek(struct fuzz *f, int fd)
+{
+	static const int whences[] = { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE };
+	static const char *const names[] = { "lseek_set", "lseek_cur", "lseek_end",
+					     "lseek_data", "lseek_hole" };
+	unsigned int w = pct(f, 80) ? below(f, 2) : below(f, 5);
+	off_t cur = lseek(fd, 0, SEEK_CUR), off, want, got, after;
+	struct kaddr k;
+
+	switch (below(f, 4)) {
+	case 0:
+		gen_kaddr(f, &k);
+		off = KMEM_RO_READ_OFFSET(k.addr);
+		break;
+	case 1:
+		off = (off_t)rnd(f);			/* any sign */
+		break;
+	case 2:
+		off = (off_t)below(f, 1 << 20) - (1 << 19);	/* near here */
+		break;
+	default:
+		off = INT64_MAX - (off_t)below(f, 1 << 20);
+		break;
+	}
+	if (w == 0)
+		want = off < 0 ? -EINVAL : off;
+	else if (w == 1)
+		want = __builtin_add_overflow(cur, off, &want) || want < 0 ? -EINVAL : want;
+	else
+		want = -EINVAL;
+	note_call(f, "file op %s fd=%d at %#llx by %lld", names[w], fd, (unsigned long long)cur,
+		  (long long)off);
+	f->sh->calls++;
+	got = lseek(fd, off, whences[w]);
+	if (got < 0)
+		got = -errno;
+	record(f, "file", names[w], got < 0 ? (int)-got : 0);
+	if (got != want)
+		wrong(f, "%s by %lld from %#llx: %lld, want %lld", names[w], (long long)off,
+		      (unsigned long long)cur, (long long)got, (long long)want);
+	after = lseek(fd, 0, SEEK_CUR);
+	if (after != (want < 0 ? cur : want))
+		wrong(f, "%s left the position at %#llx", names[w], (unsigned long long)after);
+}
+
 /* Other ways in through the same file and the same pages. */
 static void op_fileops(struct fuzz *f)
 {
@@ -3629,9 +3806,18 @@ static void op_fileops(struct fuzz *f)
 
 	switch (below(f, 8)) {
 	case 0:
-		cls = "read";
+		/* a new file is at 0: address 1 << 63, not canonical */
+		cls = "read_new_file";
 		want = EINVAL;
+		fd = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && f->unpriv)	/* the node is root's: only inherited fds */
+			return;
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
 		err = read(fd, buf, sizeof(buf)) < 0 ? errno : 0;
+		close(fd);
 		break;
 	case 1:
 		cls = "write";
@@ -3639,15 +3825,18 @@ static void op_fileops(struct fuzz *f)
 		err = write(fd, buf, sizeof(buf)) < 0 ? errno : 0;
 		break;
 	case 2:
-		cls = "lseek";
-		want = ESPIPE;
-		err = lseek(fd, below(f, 1 << 20), SEEK_SET) < 0 ? errno : 0;
+		op_lseek(f, fd);
+		return;
+	case 3: {
+		/* offset 0 is address 1 << 63, not canonical; a negative one the VFS refuses */
+		bool zero = pct(f, 50);
+
+		cls = zero ? "pread_offset_0" : "pread_negative_offset";
+		want = EINVAL;
+		err = pread(fd, buf, sizeof(buf), zero ? 0 : (off_t)(rnd(f) | 1ULL << 63)) < 0 ?
+		      errno : 0;
 		break;
-	case 3:
-		cls = "pread";
-		want = ESPIPE;
-		err = pread(fd, buf, sizeof(buf), 0) < 0 ? errno : 0;
-		break;
+	}
 	case 4:
 		cls = "fstat_poll";
 		want = 0;
@@ -3834,8 +4023,10 @@ static void one_iteration(struct fuzz *f)
 	f->sh->iterations++;
 	if (r < 40)
 		op_info(f);
-	else if (r < 220)
+	else if (r < 160)
 		op_readv(f);
+	else if (r < 220)
+		op_pread(f);
 	else if (r < 340)
 		op_walk(f);
 	else if (r < 430)

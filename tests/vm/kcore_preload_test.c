@@ -9,7 +9,9 @@
  * makes >= 100x fewer system calls (counted with ptrace, bench.c).  drgn
  * (Debian's python3-drgn) reads the same bytes too, at >= 100x fewer system
  * calls per read.  With the device absent,
- * unopenable, or RAM mmap off, the output stays identical.
+ * unopenable, or RAM mmap off, the output stays identical; with RAM mmap
+ * off, each kcore pread() the mapping does not serve is exactly one
+ * device pread() and no other system call.
  *
  * Under signals and fork (issue #16): a thousand reads cut short by a
  * signal whose handler reads kcore itself and siglongjmps out; a reader
@@ -30,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -280,10 +283,10 @@ START_TEST(device_unopenable)
 END_TEST
 
 /*
- * The module's default (mmap_ram=0): text still mapped, RAM through READV;
- * same bytes, and the text reads cost no syscall.
+ * The module's default (mmap_ram=0): text still mapped, RAM read by the
+ * device; same bytes, and the text reads cost no syscall.
  */
-START_TEST(default_ram_through_readv)
+START_TEST(default_ram_through_device)
 {
 	long plain, pre;
 
@@ -701,6 +704,155 @@ static FILE *spec_open(void)
 	return f;
 }
 
+/* System calls of one run of the reader, by what they are. */
+struct call_kinds {
+	long total;
+	long dev_preads;	/* pread64() of /dev/kmem_ro */
+	long kcore_preads;	/* pread64() of /proc/kcore, or of the memfd served */
+	long readv_ioctls;	/* KMEM_RO_IOC_READV */
+	int status;
+};
+
+/* What the tracee's fd names begins with prefix. */
+static bool fd_names(pid_t pid, unsigned long long fd, const char *prefix)
+{
+	char link[64], target[256];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%llu", pid, fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return !strncmp(target, prefix, strlen(prefix));
+}
+
+/* Run the reader on SPEC under ptrace; count its system calls by kind. */
+static void trace_kinds(bool preload, struct call_kinds *c)
+{
+	struct run r = { preload ? OUT_PRELOAD : OUT_PLAIN, preload, NULL, false };
+	pid_t pid;
+	int st;
+
+	*c = (struct call_kinds){ .status = -1 };
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(121);
+		raise(SIGSTOP);
+		exec_reader(&r, 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFSTOPPED(st));
+	ck_assert_int_eq(ptrace(PTRACE_SETOPTIONS, pid, NULL,
+				(void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+					 PTRACE_O_EXITKILL)), 0);
+	ck_assert_int_eq(ptrace(PTRACE_SYSCALL, pid, NULL, NULL), 0);
+	for (;;) {
+		struct __ptrace_syscall_info info;
+		int sig = 0;
+
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			c->status = st;
+			return;
+		}
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			ck_assert_int_gt(ptrace(PTRACE_GET_SYSCALL_INFO, pid,
+						(void *)sizeof(info), &info), 0);
+			if (info.op != PTRACE_SYSCALL_INFO_ENTRY) {
+				/* an exit */
+			} else if (c->total++, info.entry.nr == SYS_pread64) {
+				if (fd_names(pid, info.entry.args[0], KMEM_RO_DEVICE))
+					c->dev_preads++;
+				else if (fd_names(pid, info.entry.args[0], "/proc/kcore") ||
+					 fd_names(pid, info.entry.args[0], "/memfd:kcore"))
+					c->kcore_preads++;
+			} else if (info.entry.nr == SYS_ioctl &&
+				   info.entry.args[1] == KMEM_RO_IOC_READV) {
+				c->readv_ioctls++;
+			}
+		} else if (!(st >> 16)) {
+			sig = WSTOPSIG(st);	/* a signal, not an event (exec) */
+		}
+		ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig);
+	}
+}
+
+/* Reads the device serves with mmap_ram=0, each within one segment. */
+#define COUNTED_RANDOM	300
+#define COUNTED_FIXED	5
+
+static void write_counted_spec(unsigned int random)
+{
+	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len");
+	uint64_t rs = vt_kallsyms("__start_rodata"), mod = vt_kallsyms("kmem_ro_readv_ioctl");
+	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	ck_assert(rs && re - rs >= 0x20000 && vbuf && vlen >= 4096 && mod);
+	f = spec_open();
+	fprintf(f, "r %#jx %#jx %u 64\n", (uintmax_t)direct(&in, rs),
+		(uintmax_t)direct(&in, re), random);
+	fprintf(f, "r %#jx %#jx %u 64\n", (uintmax_t)vbuf, (uintmax_t)(vbuf + vlen), random);
+	if (random) {
+		/* across pages, 16 pages, vmalloc whole, module text */
+		fprintf(f, "v %#jx 4096\n", (uintmax_t)direct(&in, rs) + 0x1800);
+		fprintf(f, "v %#jx 65536\n", (uintmax_t)direct(&in, rs) + 0x4000);
+		fprintf(f, "v %#jx %ju\n", (uintmax_t)vbuf, (uintmax_t)vlen);
+		fprintf(f, "v %#jx 64\n", (uintmax_t)mod);
+		fprintf(f, "v %#jx 8\n", (uintmax_t)direct(&in, rs) + 0x3ffc);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * Each kcore pread() the preload does not serve from its mapping is one
+ * device pread(), and nothing else: the reader's system calls with the
+ * preload exceed those of a reader making no such reads by exactly the
+ * reads, each a pread() of /dev/kmem_ro (none of the memfd, no READV),
+ * as they exceed them without the preload by exactly the kcore preads.
+ * Random reads of 1..64 bytes (some across a page) of rodata's
+ * direct-map alias and a vmalloc buffer, and reads across pages, of 16
+ * pages, of the whole buffer and of module text.
+ */
+START_TEST(one_device_pread_per_read)
+{
+	const long reads = 2 * COUNTED_RANDOM + COUNTED_FIXED;
+	struct call_kinds plain[2], pre[2];
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	ck_assert_msg(in.features & KMEM_RO_FEAT_PREAD, "the driver has no pread()");
+	ck_assert_int_eq(vt_file_has(MMAP_RAM, "N"), 1);
+	for (int i = 0; i < 2; i++) {
+		write_counted_spec(i ? COUNTED_RANDOM : 0);
+		trace_kinds(false, &plain[i]);
+		trace_kinds(true, &pre[i]);
+		assert_exited("plain", plain[i].status);
+		assert_exited("with the preload", pre[i].status);
+	}
+	assert_same_output();
+	printf("kcore_preload: %ld reads by the device: plain %ld kcore preads, %ld syscalls;"
+	       " with the preload %ld device preads, %ld READV, %ld syscalls\n", reads,
+	       plain[1].kcore_preads - plain[0].kcore_preads, plain[1].total - plain[0].total,
+	       pre[1].dev_preads - pre[0].dev_preads, pre[1].readv_ioctls,
+	       pre[1].total - pre[0].total);
+	ck_assert_int_eq(plain[1].kcore_preads - plain[0].kcore_preads, reads);
+	ck_assert_int_eq(pre[1].dev_preads - pre[0].dev_preads, reads);
+	ck_assert_int_eq(pre[1].kcore_preads, pre[0].kcore_preads);
+	ck_assert_int_eq(pre[0].readv_ioctls + pre[1].readv_ioctls, 0);
+	ck_assert_int_eq(pre[1].total - pre[0].total, plain[1].total - plain[0].total);
+}
+END_TEST
+
 /*
  * CUTS reads cut short by SIGALRM, whose handler reads kcore (pread, dup
  * + pread + close, lseek + read of a second fd) and siglongjmps out of the
@@ -925,7 +1077,8 @@ int main(void)
 	/* first: the module as init loaded it */
 	TCase *tc = tcase_create("default");
 
-	tcase_add_test(tc, default_ram_through_readv);
+	tcase_add_test(tc, default_ram_through_device);
+	tcase_add_test(tc, one_device_pread_per_read);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("identical");

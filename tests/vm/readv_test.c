@@ -669,7 +669,7 @@ END_TEST
 
 /*
  * The argument and a few segments come in as word loads, from 6.12 with
- * the address masked instead of checked (kmem_ro_user_access_begin()):
+ * the address masked instead of checked (kmem_ro_copy_in(), uarg.c):
  * the last bytes of user memory are read, a struct that runs past them
  * faults in the guard page above, and a kernel address faults too, even
  * with the top page of user memory mapped (a masked address points there).

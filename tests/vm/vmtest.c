@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <inttypes.h>
 #include <linux/capability.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,24 @@ int vt_kcore_read(uint64_t addr, void *buf, size_t len)
 	free(ph);
 	close(fd);
 	return err;
+}
+
+int64_t vt_kcore_offset(uint64_t vaddr)
+{
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	const Elf64_Phdr *seg;
+	Elf64_Phdr *ph;
+	int64_t off = -1;
+	int n;
+
+	ck_assert_int_ge(fd, 0);
+	n = kcore_phdrs(fd, &ph);
+	seg = kcore_find(ph, n, vaddr);
+	if (seg)
+		off = seg->p_offset + (vaddr - seg->p_vaddr);
+	free(ph);
+	close(fd);
+	return off;
 }
 
 void vt_write_file(const char *path, const char *val)
@@ -583,6 +603,109 @@ int vt_kernel_at_least(int major, int minor)
 	ck_assert_int_eq(uname(&u), 0);
 	ck_assert_int_eq(sscanf(u.release, "%d.%d", &ma, &mi), 2);
 	return ma > major || (ma == major && mi >= minor);
+}
+
+pid_t vt_fork_as(uid_t uid, gid_t gid, const gid_t *groups, int ngroups)
+{
+	pid_t pid = fork();
+
+	if (pid == 0 && (setgroups(ngroups, groups) || setgid(gid) || setuid(uid)))
+		_exit(100);
+	return pid;
+}
+
+int vt_wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, ms);	/* a signal restarts the whole wait: only longer */
+	while (n < 0 && errno == EINTR);
+	return n == 1;
+}
+
+int vt_wait_child(pid_t pid, int ms, int *status)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), ready;
+
+	ck_assert_msg(pidfd >= 0, "pidfd_open(%d): %s", (int)pid, strerror(errno));
+	ready = vt_wait_readable(pidfd, ms);
+	close(pidfd);
+	if (!ready)
+		return -ETIMEDOUT;
+	ck_assert_int_eq(waitpid(pid, status, 0), pid);
+	return 0;
+}
+
+int vt_uffd_missing(void *addr, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)addr, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int uffd = syscall(SYS_userfaultfd, O_CLOEXEC), err;
+
+	if (uffd < 0)
+		return -errno;
+	if (ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		err = -errno;
+		close(uffd);
+		return err;
+	}
+	return uffd;
+}
+
+uint64_t vt_uffd_fault(int uffd, int ms)
+{
+	struct uffd_msg msg;
+
+	if (!vt_wait_readable(uffd, ms) || read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return 0;
+	return msg.arg.pagefault.address;
+}
+
+int vt_uffd_copy(int uffd, void *dst, const void *src, size_t len)
+{
+	struct uffdio_copy copy = {
+		.dst = (uintptr_t)dst, .src = (uintptr_t)src, .len = len,
+	};
+
+	return ioctl(uffd, UFFDIO_COPY, &copy) ? -errno : 0;
+}
+
+void vt_task_state(pid_t pid, char *out, size_t outsz)
+{
+	char path[64], stat[512] = "", wchan[128] = "", stack[512] = "", *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(stat, 1, sizeof(stat) - 1, f);
+		stat[n] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(wchan, 1, sizeof(wchan) - 1, f);
+		wchan[n] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(stack, 1, sizeof(stack) - 1, f);
+		stack[n] = '\0';
+		fclose(f);
+	}
+	for (p = stack; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	p = strrchr(stat, ')');		/* the comm may hold anything */
+	snprintf(out, outsz, "state %c, wchan %s, stack: %s", p && p[1] && p[2] ? p[2] : '?',
+		 wchan[0] ? wchan : "?", stack[0] ? stack : "?");
 }
 
 int vt_main(Suite *s)

@@ -45,6 +45,9 @@ int vt_kcore_read(uint64_t addr, void *buf, size_t len);
 /* Program header of /proc/kcore covering @vaddr: p_paddr, -1 if none. */
 int vt_kcore_segment(uint64_t vaddr, uint64_t *seg_vaddr, uint64_t *seg_paddr);
 
+/* File offset of kernel virtual @vaddr in /proc/kcore (its program headers), -1 if none. */
+int64_t vt_kcore_offset(uint64_t vaddr);
+
 /* Write @val to a sysctl or sysfs file; fails the test if it cannot. */
 void vt_write_file(const char *path, const char *val);
 
@@ -169,6 +172,38 @@ uint64_t vt_testobj(const char *name);
  * what it sees, so a missing feature never passes as a skip.
  */
 int vt_kernel_at_least(int major, int minor);
+
+/* A member of the device's group, as after `usermod -aG`: uid 1000, no capability. */
+#define MEMBER_UID	1000
+
+/*
+ * fork(); the child runs as @uid/@gid with the supplementary groups @groups
+ * (it _exit()s 100 if it cannot).  Returns as fork() does.
+ */
+pid_t vt_fork_as(uid_t uid, gid_t gid, const gid_t *groups, int ngroups);
+
+/*
+ * Hang guards (never timing assertions): wait up to @ms for @fd to become
+ * readable (1, else 0), or for child @pid to end (0 with its status, else
+ * -ETIMEDOUT; the child is not reaped then).
+ */
+int vt_wait_readable(int fd, int ms);
+int vt_wait_child(pid_t pid, int ms, int *status);
+
+/*
+ * A userfaultfd (blocking, kernel faults too: root) with [@addr, @addr +
+ * @len) registered for missing pages: the fd, or -errno.
+ */
+int vt_uffd_missing(void *addr, size_t len);
+
+/* Wait up to @ms for a page fault on @uffd: its address, or 0 if none came. */
+uint64_t vt_uffd_fault(int uffd, int ms);
+
+/* UFFDIO_COPY of @len bytes from @src to the missing pages at @dst: 0 or -errno. */
+int vt_uffd_copy(int uffd, void *dst, const void *src, size_t len);
+
+/* The state letter of /proc/@pid/stat (R, S, D, ...), and its wchan, for messages. */
+void vt_task_state(pid_t pid, char *out, size_t outsz);
 
 /* main() of every in-VM test binary: run @s, print the Check summary. */
 int vt_main(Suite *s);
