@@ -144,6 +144,7 @@ efault:
 	user_access_end();
 	return -EFAULT;
 }
+
 /*
  * Up to this many bytes come in as plain loads (READV's stack segments),
  * in a window opened by masking the address, where the kernel masks user

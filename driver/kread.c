@@ -257,12 +257,11 @@ size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err)
  *
  * The mirror of kmem_ro_copy_out(): up to KMEM_RO_SMALL_COPY_IN bytes of
  * whole u64s come in as plain loads, in order, in one masked user-access
- * window, not through copy_from_user()'s hardened-usercopy object check,
- * its speculation barrier (6.12 and later) and rep movs.  The user's
- * memory need not be aligned.  Nothing in the window calls out or
- * sleeps; a fault in it is handled as in copy_from_user() (the page is
- * faulted in, or the access fails with -EFAULT).  Without masking (6.1):
- * copy_from_user().
+ * window, not through copy_from_user()'s hardened-usercopy object check
+ * and rep movs start-up.  The user's memory need not be aligned.  Nothing
+ * in the window calls out or sleeps; a fault in it is handled as in
+ * copy_from_user() (the page is faulted in, or the access fails with
+ * -EFAULT).  Without masking (6.1): copy_from_user().
  *
  * Return: 0 or -EFAULT.
  */

@@ -20,8 +20,8 @@
  * data and results out and @done out, the fewest copies its ABI allows.
  * Where the kernel masks user addresses (6.12 and later) the first two
  * are plain word loads in one masked window each: no get_user() of the
- * size first, no rep movs, no hardened-usercopy lookup, no speculation
- * barrier (kmem_ro_copy_in(), kmem_ro_arg_in()).  Only @done goes back of
+ * size first, no rep movs, no hardened-usercopy lookup
+ * (kmem_ro_copy_in(), kmem_ro_arg_in()).  Only @done goes back of
  * the argument, as one store.
  */
 #include <linux/mm.h>

@@ -12,8 +12,7 @@
  * The common call: the caller's struct has the driver's size.  Its size
  * and then the rest are read as words in one masked user-access window,
  * instead of a get_user() and a copy_from_user() (a second window, rep
- * movs, a hardened-usercopy lookup and, from 6.12, a speculation
- * barrier).  Nothing past the size is read unless it is @ksize, so
+ * movs and a hardened-usercopy lookup).  Nothing past the size is read unless it is @ksize, so
  * nothing past the caller's struct: as kmem_ro_arg_in() reads.  False for
  * any other size, a fault, or a kernel that does not mask user addresses
  * (6.1, where the window would cost an lfence the copies do not):
