@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * An open of procfs's kcore, with the device there, never reaches the
- * kernel (kcore wants CAP_SYS_RAWIO, a member of the device's group has
+ * An open of procfs's kcore, with the device there, never reaches kcore's
+ * open (kcore wants CAP_SYS_RAWIO, a member of the device's group has
  * none; root gets the same file, so both read through one code path):
  * the shim serves the kcore the device describes (kcore_synth.c), its
- * header in a sealed memfd of the file's size, under the fd the program
- * gets, and follows that fd (fd_table.c).
+ * header in a sealed memfd of the file's size that only the shim reads,
+ * and follows the fd the program gets (fd_table.c): an O_PATH fd of
+ * procfs's kcore.  That fd reads nothing: a read the shim does not see -
+ * a raw system call, splice(), io_uring, stdio, a dup made where the shim
+ * is not (posix_spawn()'s child), the program it execs - fails with
+ * EBADF instead of reading the memfd's zeros.  fstat() of it is kcore's.
  */
 #include <sys/syscall.h>
 
@@ -135,15 +139,12 @@ static int synth_read_fn(void *arg, uint64_t kaddr, void *buf, size_t len)
 
 /*
  * The header in a sealed memfd of the file's size (reads past the header
- * are zeros: a hole).  Read-write, unlike kcore's fd, but sealed against
- * writes.
+ * are zeros: a hole), the shim's own: close-on-exec.
  */
-static int synth_file(const unsigned char *hdr, size_t len, uint64_t size,
-		      int flags)
+static int synth_file(const unsigned char *hdr, size_t len, uint64_t size)
 {
 	size_t done = 0;
-	int fd = (int)syscall(SYS_memfd_create, "kcore",
-			      ((flags & O_CLOEXEC) ? MFD_CLOEXEC : 0) | MFD_ALLOW_SEALING);
+	int fd = (int)syscall(SYS_memfd_create, "kcore", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
 		return -1;
@@ -181,7 +182,12 @@ static int synth_bounds(struct kdev *d, struct kcore_synth *k)
 
 	if (atomic_load(&d->bounds))
 		goto out;
-	/* arch_task_struct_size: the task_struct cache's object size (never merged) */
+	/*
+	 * arch_task_struct_size: the task_struct cache's object size (never
+	 * merged).  Root's only (SLAB_ATTR_RO is 0400, mm/slub.c): for a
+	 * member the note is empty and the file, laid out consistently,
+	 * starts its data a page or more before kcore's.
+	 */
 	if (read_line("/sys/kernel/slab/task_struct/object_size", line, sizeof(line)))
 		for (const char *c = line; *c >= '0' && *c <= '9' && task < UINT32_MAX; c++)
 			task = task * 10 + (uint64_t)(*c - '0');
@@ -216,6 +222,7 @@ static struct kfile *kfile_new(struct kdev *d, struct kshared *sh, size_t sh_len
 	for (unsigned int i = 0; i < sh->nr; i++)
 		kf->win[i] = seg_window(d, &sh->seg[i], sh->seg[i].end - sh->seg[i].off);
 	atomic_init(&kf->refs, 1);
+	atomic_init(&kf->hdr_fd, -1);
 	kf->sh = sh;
 	kf->sh_len = sh_len;
 	kf->dev = d;
@@ -228,7 +235,7 @@ static struct kfile *kfile_new(struct kdev *d, struct kshared *sh, size_t sh_len
  * MAP_SHARED page (*shp, *lenp), its header in the file returned; -1 with
  * errno (EPERM: the device refuses reads, as kcore under lockdown).
  */
-static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *lenp)
+static int synth_new(struct kdev *d, struct kshared **shp, size_t *lenp)
 {
 	const struct kmem_ro_info *in = &d->info;
 	struct kcore_synth k = { 0 };
@@ -304,7 +311,7 @@ static int synth_new(struct kdev *d, int flags, struct kshared **shp, size_t *le
 	sh->nr = k.nseg;
 	sh->size = k.size;
 	sh->data_offset = k.data_offset;
-	fd = synth_file(hdr, hdr_len, k.size, flags);
+	fd = synth_file(hdr, hdr_len, k.size);
 	err = errno;
 out:
 	if (ram != few)
@@ -324,21 +331,28 @@ out:
 	return -1;
 }
 
+/* The program's fd: procfs's kcore, O_PATH (it reads nothing), as named. */
+static int path_fd(int dirfd, const char *path, int flags)
+{
+	return CALL_REAL(openat, -1, dirfd, path, O_PATH | (flags & O_CLOEXEC), 0);
+}
+
 /*
  * An open of procfs's kcore: the file this device serves, followed, or
- * NOT_KCORE to let the real call do it (not kcore, no usable device, fds
- * past KCORE_FD_MAX).  EPERM when the device refuses reads (lockdown): so
- * would kcore.
+ * NOT_KCORE to let the real call do it (not kcore, no usable device, out
+ * of memory).  EPERM when the device refuses reads (lockdown): so would
+ * kcore.
  */
 int kcore_open(int dirfd, const char *path, int flags)
 {
 	struct kshared *sh = NULL;
-	struct kfile *kf = NULL, *prev;
+	struct kfile *kf = NULL;
+	fd_slot *ps = NULL, *hs = NULL;
 	struct in_shim c;
 	struct kdev *d;
 	sigset_t old;
 	size_t len = 0;
-	int fd = NOT_KCORE, saved = errno, err = 0;
+	int fd = NOT_KCORE, hfd = -1, saved = errno, err = 0;
 
 	if (!named(path, flags, "kcore") || !owner_calls() || !is_proc_kcore(dirfd, path)) {
 		errno = saved;
@@ -347,28 +361,38 @@ int kcore_open(int dirfd, const char *path, int flags)
 	block_signals(&old);
 	enter(&c);
 	d = dev_get();
-	if (d) {
-		fd = synth_new(d, flags, &sh, &len);
-		kf = fd >= 0 ? kfile_new(d, sh, len) : NULL;
-		if (fd < 0) {
-			err = errno;
-			fd = err == EPERM ? -1 : NOT_KCORE;
-		} else if (fd >= KCORE_FD_MAX || !kf) {
+	if (d)
+		fd = path_fd(dirfd, path, flags);
+	if (fd >= 0) {
+		hfd = synth_new(d, &sh, &len);
+		err = errno;
+		kf = hfd >= 0 ? kfile_new(d, sh, len) : NULL;
+		ps = slot_make(fd);
+		hs = hfd >= 0 ? slot_make(hfd) : NULL;
+		if (!kf || !ps || !hs) {
 			CALL_REAL(close, -1, fd);
-			page_free(sh, len);
-			if (kf)
-				page_free(kf, kf->len);
-			fd = NOT_KCORE;
+			fd = hfd < 0 && err == EPERM ? -1 : NOT_KCORE;
 		}
+	} else {
+		fd = NOT_KCORE;
 	}
 	if (fd >= 0) {
-		drop(fd, false);	/* closed behind our back (a raw syscall) */
+		/* closed behind our back (a raw syscall) */
+		drop(fd);
+		drop(hfd);
 		atomic_store(&sh->pos, 0);
-		prev = atomic_exchange(&fds[fd], kf);
-		if (prev)
-			put_file(prev);
-	} else if (d && atomic_fetch_sub(&d->files, 1) == 1) {
-		dev_retire(d);
+		atomic_store(&kf->hdr_fd, hfd);
+		atomic_store(hs, (struct kfile *)((uintptr_t)kf | SLOT_HEADER));
+		atomic_store(ps, kf);
+	} else {
+		if (hfd >= 0)
+			CALL_REAL(close, -1, hfd);
+		if (sh)
+			page_free(sh, len);
+		if (kf)
+			page_free(kf, kf->len);
+		if (d && atomic_fetch_sub(&d->files, 1) == 1)
+			dev_retire(d);
 	}
 	leave(&c);
 	restore_signals(&old);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Serving a read of a followed kcore fd, as kcore reads:
- *  - the header from the memfd, holes as zeros (the memfd's hole);
+ *  - the header from the shim's memfd (kf->hdr_fd), holes as zeros (the
+ *    memfd's hole);
  *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
  *    text_end) from a read-only mapping of the device: no system call;
  *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
@@ -99,15 +100,15 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 }
 
 /*
- * pread(fd, buf, n, off) of the kcore fd names: header and holes from
- * the memfd (zeros past the header), segments from the device.  Bytes
- * read (0 at the end), or -1 with errno, as kcore's read; inside the
- * shim.
+ * pread(buf, n, off) of the kcore file kf: header and holes from its
+ * memfd (zeros past the header; EBADF once that is gone), segments from
+ * the device.  Bytes read (0 at the end), or -1 with errno, as kcore's
+ * read; inside the shim.
  */
-ssize_t synth_pread(int fd, const struct kfile *kf, void *buf, size_t n,
-		    uint64_t off)
+ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 {
 	const struct kshared *sh = kf->sh;
+	int fd = atomic_load(&kf->hdr_fd);
 	unsigned char *p = buf;
 	size_t done = 0;
 
@@ -163,7 +164,7 @@ ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
 		if (off < 0) {
 			err = EINVAL;
 		} else {
-			ret = synth_pread(fd, kf, buf, n, (uint64_t)off);
+			ret = synth_pread(kf, buf, n, (uint64_t)off);
 			err = ret < 0 ? errno : 0;
 		}
 	}

@@ -30,6 +30,12 @@ void resolve(void)
 	RESOLVE(read_chk, "__read_chk");
 	RESOLVE(readv, "readv");
 	RESOLVE(preadv, "preadv");
+	RESOLVE(preadv64, "preadv64");
+	RESOLVE(preadv2, "preadv2");
+	RESOLVE(preadv64v2, "preadv64v2");
+	RESOLVE(sendfile, "sendfile");
+	RESOLVE(sendfile64, "sendfile64");
+	RESOLVE(copy_file_range, "copy_file_range");
 	RESOLVE(lseek, "lseek");
 	RESOLVE(lseek64, "lseek64");
 	RESOLVE(close, "close");
@@ -40,7 +46,6 @@ void resolve(void)
 	RESOLVE(dup3, "dup3");
 	RESOLVE(fcntl, "fcntl");
 	RESOLVE(fcntl64, "fcntl64");
-	RESOLVE(fdopen, "fdopen");
 	RESOLVE(fopen, "fopen");
 	RESOLVE(fopen64, "fopen64");
 	RESOLVE(fclose, "fclose");
@@ -56,6 +61,10 @@ void resolve(void)
 	RESOLVE(brk, "brk");
 	RESOLVE(sbrk, "sbrk");
 	RESOLVE(dlclose, "dlclose");
+	RESOLVE(stat, "stat");
+	RESOLVE(stat64, "stat64");
+	RESOLVE(lstat, "lstat");
+	RESOLVE(lstat64, "lstat64");
 	RESOLVE(fstat, "fstat");
 	RESOLVE(fstat64, "fstat64");
 	RESOLVE(fstatat, "fstatat");
@@ -71,7 +80,7 @@ void resolve(void)
 	if (getpagesize() > (int)WGRAN)
 		page_size = (uintptr_t)getpagesize();
 	atomic_store(&owner, getpid());
-	pthread_atfork(atfork_prepare, NULL, atfork_child);
+	pthread_atfork(NULL, NULL, atfork_child);
 }
 
 __attribute__((constructor)) static void kcore_preload_init(void)

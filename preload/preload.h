@@ -4,10 +4,13 @@
  * script) on /dev/kmem_ro with LD_PRELOAD.
  *
  * With the device there, an open of procfs's kcore never reaches the
- * kernel: the shim serves the kcore the device describes, its header in a
- * sealed memfd of the file's size, and answers reads itself, from a
- * read-only mapping of the device or with one pread() of the device,
- * zeros where kcore gives zeros.  fstat/statx/fstatfs answer as kcore's, mmap fails as
+ * kernel's read: the program gets an O_PATH fd of procfs's kcore, which no
+ * read the shim does not see can read (EBADF: a raw system call, splice,
+ * io_uring, stdio, the program it execs), and the shim answers every read
+ * it sees itself - the header from a sealed memfd of its own, the rest
+ * from a read-only mapping of the device or with one pread() of the
+ * device, zeros where kcore gives zeros.  stat of the fd or the path
+ * answers as kcore's with the size of the file served, mmap fails as
  * kcore's (EIO).  Where the bytes could still differ: README.md,
  * "/proc/kcore readers, unchanged".
  *
@@ -22,14 +25,14 @@
  *  - kcore_read.c: serving a read;
  *  - file_position.c: the file position, shared over fork();
  *  - kallsyms_serve.c: /proc/kallsyms for a process it shows only zeros;
- *  - wrap_*.c: the wrapped functions, by what they do.
+ *  - wrap_*.c: the wrapped functions, by what they do (wrap_transfer.c:
+ *    sendfile() and copy_file_range() from a kcore fd).
  *
  * Process-wide state (a preload shim cannot avoid it; libkmemdev itself has
  * none): the wrapped libc functions, the device (opened with the first
  * kcore fd, closed after the last), the open kcore files indexed by fd
- * (fds below KCORE_FD_MAX; others are left to the kernel), the recent
- * address space changes, and per thread a cell and the pages known
- * writable.
+ * (any fd number: a table grown in chunks), the recent address space
+ * changes, and per thread a cell and the pages known writable.
  */
 #ifndef KMEMDEV_PRELOAD_H
 #define KMEMDEV_PRELOAD_H
@@ -59,8 +62,8 @@
 /* Static TLS: no allocation on first use, so usable in a handler. */
 #define TLS		__thread __attribute__((tls_model("initial-exec")))
 
-/* fds at or above this are not followed: they read through the kernel. */
-#define KCORE_FD_MAX	1024
+/* fds per chunk of the fd table; the first chunk is static */
+#define FD_CHUNK	4096
 /* Granule of the writable-buffer cache: no larger than any page size. */
 #define WGRAN		4096UL
 
@@ -83,19 +86,15 @@ struct retired {
 
 /**
  * struct kshared - what fork() shares of an open kcore: a MAP_SHARED page
- * @pos: the file position, unless @kernel_pos
- * @kernel_pos: stdio, or an fd the shim does not follow, uses the
- *	position: it is the kernel's for good
+ * @pos: the file position (the program's fd, O_PATH, has none)
  * @size: the file's size, as kcore's
  * @data_offset: where the header ends and addresses begin
  * @nr: number of @seg
  * @seg: PT_LOAD segments, sorted by file offset, not overlapping
- * All but @pos and @kernel_pos are set before the file is published and
- * never changed.
+ * All but @pos are set before the file is published and never changed.
  */
 struct kshared {
 	_Atomic int64_t pos;
-	atomic_bool kernel_pos;
 	uint64_t size;
 	uint64_t data_offset;
 	unsigned int nr;
@@ -123,6 +122,10 @@ struct kwin {
  * @sh: the shared part
  * @sh_len: its mapping's length
  * @dev: the device it reads through
+ * @hdr_fd: the shim's own fd (close-on-exec) of a sealed memfd of the
+ *	file's size, holding the header: header and holes are read from it
+ *	(zeros past the header); -1 once the program closed it behind our
+ *	back (then they fail with EBADF)
  * @win: per segment of @sh, what the device's mapping holds of it
  * @len: length of this allocation
  */
@@ -132,6 +135,7 @@ struct kfile {
 	struct kshared *sh;
 	size_t sh_len;
 	struct kdev *dev;
+	atomic_int hdr_fd;
 	struct kwin *win;
 	size_t len;
 };
@@ -206,6 +210,12 @@ struct libc_real {
 	ssize_t (*read_chk)(int, void *, size_t, size_t);
 	ssize_t (*readv)(int, const struct iovec *, int);
 	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
+	ssize_t (*preadv64)(int, const struct iovec *, int, off64_t);
+	ssize_t (*preadv2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*preadv64v2)(int, const struct iovec *, int, off64_t, int);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	ssize_t (*sendfile64)(int, int, off64_t *, size_t);
+	ssize_t (*copy_file_range)(int, off64_t *, int, off64_t *, size_t, unsigned int);
 	off_t (*lseek)(int, off_t, int);
 	off64_t (*lseek64)(int, off64_t, int);
 	int (*close)(int);
@@ -216,7 +226,6 @@ struct libc_real {
 	int (*dup3)(int, int, int);
 	int (*fcntl)(int, int, ...);
 	int (*fcntl64)(int, int, ...);
-	FILE *(*fdopen)(int, const char *);
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*fopen64)(const char *, const char *);
 	int (*fclose)(FILE *);
@@ -232,6 +241,10 @@ struct libc_real {
 	int (*brk)(void *);
 	void *(*sbrk)(intptr_t);
 	int (*dlclose)(void *);
+	int (*stat)(const char *, struct stat *);
+	int (*stat64)(const char *, struct stat64 *);
+	int (*lstat)(const char *, struct stat *);
+	int (*lstat64)(const char *, struct stat64 *);
 	int (*fstat)(int, struct stat *);
 	int (*fstat64)(int, struct stat64 *);
 	int (*fstatat)(int, const char *, struct stat *, int);
@@ -325,43 +338,72 @@ int kcore_open(int dirfd, const char *path, int flags);
 
 /* ---- fd_table.c ---- */
 
-extern _Atomic(struct kfile *) fds[KCORE_FD_MAX];
+/*
+ * A slot holds the kfile an fd names, or with SLOT_HEADER set the kfile
+ * whose header memfd (hdr_fd) the fd is: closing that behind our back is
+ * seen too.
+ */
+typedef _Atomic(struct kfile *) fd_slot;
+#define SLOT_HEADER	((uintptr_t)1)
+
+/* fds below FD_CHUNK; the chunks above are fd_dir's (fd_table.c). */
+extern fd_slot fd_low[FD_CHUNK];
+extern _Atomic(fd_slot *) *_Atomic fd_dir;
 /* The process the table describes (a vfork() child shares our memory). */
 extern atomic_int owner;
 bool owner_calls(void);
+/* fd's slot, made if need be: NULL if out of memory. */
+fd_slot *slot_make(int fd);
 void put_file(struct kfile *kf);
 bool get_ref(atomic_uint *refs);
-void drop(int fd, bool want_write_back);
+void drop(int fd);
+void drop_range(unsigned int first, unsigned int last);
+bool followed(int fd);
 int opened(int fd);
 int duped(int oldfd, int newfd);
-void atfork_prepare(void);
 void atfork_child(void);
 
-/* fd may be followed: a load, for every fd a wrapper sees. */
+/* fd's slot, NULL if it has none (nothing there was ever followed). */
+static inline fd_slot *slot_of(int fd)
+{
+	_Atomic(fd_slot *) *dir;
+	fd_slot *chunk;
+
+	if (fd < 0)
+		return NULL;
+	if (fd < FD_CHUNK)
+		return &fd_low[fd];
+	dir = atomic_load_explicit(&fd_dir, memory_order_acquire);
+	if (!dir)
+		return NULL;
+	chunk = atomic_load_explicit(&dir[fd / FD_CHUNK], memory_order_acquire);
+	return chunk ? &chunk[fd % FD_CHUNK] : NULL;
+}
+
+/* fd may be followed: a load or three, for every fd a wrapper sees. */
 static inline bool maybe_tracked(int fd)
 {
-	return fd >= 0 && fd < KCORE_FD_MAX &&
-	       atomic_load_explicit(&fds[fd], memory_order_relaxed);
+	fd_slot *s = slot_of(fd);
+
+	return s && atomic_load_explicit(s, memory_order_relaxed);
 }
 
 /* The kfile fd names; inside the shim. */
 static inline struct kfile *file_of(int fd)
 {
-	if (fd < 0 || fd >= KCORE_FD_MAX)
-		return NULL;
-	return atomic_load(&fds[fd]);
+	fd_slot *s = slot_of(fd);
+	struct kfile *kf = s ? atomic_load(s) : NULL;
+
+	return ((uintptr_t)kf & SLOT_HEADER) ? NULL : kf;
 }
 
 /* ---- kcore_read.c ---- */
 
-ssize_t synth_pread(int fd, const struct kfile *kf, void *buf, size_t n,
-		    uint64_t off);
+ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off);
 ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served);
 
 /* ---- file_position.c ---- */
 
-void write_back(int fd, const struct kfile *kf);
-void to_kernel_pos(int fd, struct kfile *kf);
 ssize_t pos_read(int fd, void *buf, size_t n);
 off_t pos_seek(int fd, off_t off, int whence, off_t (*seek)(int, off_t, int));
 off_t seek_real(int fd, off_t off, int whence);

@@ -44,24 +44,11 @@ static void mapped(void *p, void *addr, size_t len, int prot, int flags)
  * kcore has no mmap (kcore_proc_ops): procfs answers EIO (pde_mmap(),
  * fs/proc/inode.c, 6.1 to 7.3), never the memfd's pages.
  */
-static bool kcore_fd(int fd)
-{
-	struct in_shim c;
-	bool yes;
-
-	if (!maybe_tracked(fd))
-		return false;
-	enter(&c);
-	yes = file_of(fd);
-	leave(&c);
-	return yes;
-}
-
 KCORE_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *p;
 
-	if (!(flags & MAP_ANONYMOUS) && kcore_fd(fd)) {
+	if (!(flags & MAP_ANONYMOUS) && followed(fd)) {
 		errno = EIO;
 		return MAP_FAILED;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The wrapped calls that close or duplicate fds, or hand one to stdio:
- * the table of followed kcore fds follows them (fd_table.c).
+ * The wrapped calls that close or duplicate fds: the table of followed
+ * kcore fds follows them (fd_table.c), to any fd number.
  */
 #include <stdarg.h>
 
@@ -9,26 +9,20 @@
 
 KCORE_API int close(int fd)
 {
-	drop(fd, true);
+	drop(fd);
 	return CALL_REAL(close, -1, fd);
 }
 
 KCORE_API int close_range(unsigned int first, unsigned int last, int flags)
 {
-	unsigned int fd;
-
-	if (!(flags & CLOSE_RANGE_CLOEXEC))
-		for (fd = first; fd <= last && fd < KCORE_FD_MAX; fd++)
-			drop((int)fd, true);
+	if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last)
+		drop_range(first, last);
 	return CALL_REAL(close_range, -1, first, last, flags);
 }
 
 KCORE_API void closefrom(int low)
 {
-	int fd;
-
-	for (fd = low < 0 ? 0 : low; fd < KCORE_FD_MAX; fd++)
-		drop(fd, true);
+	drop_range(low < 0 ? 0 : (unsigned int)low, UINT_MAX);
 	if (REAL(closefrom))
 		real.closefrom(low);
 }
@@ -38,18 +32,18 @@ KCORE_API int dup(int fd)
 	return duped(fd, CALL_REAL(dup, -1, fd));
 }
 
-/* dup2/dup3 close newfd first: write its position back while we can. */
+/* dup2/dup3 close newfd first. */
 KCORE_API int dup2(int oldfd, int newfd)
 {
 	if (newfd != oldfd)
-		drop(newfd, true);
+		drop(newfd);
 	return duped(oldfd, CALL_REAL(dup2, -1, oldfd, newfd));
 }
 
 KCORE_API int dup3(int oldfd, int newfd, int flags)
 {
 	if (newfd != oldfd)
-		drop(newfd, true);
+		drop(newfd);
 	return duped(oldfd, CALL_REAL(dup3, -1, oldfd, newfd, flags));
 }
 
@@ -90,25 +84,9 @@ KCORE_API int fcntl64(int fd, int cmd, ...)
 	return fcntl_common(REAL(fcntl64), fd, cmd, arg);
 }
 
-/* stdio reads at the kernel's position from now on. */
-KCORE_API FILE *fdopen(int fd, const char *mode)
-{
-	struct in_shim c;
-	struct kfile *kf;
-
-	if (maybe_tracked(fd)) {
-		enter(&c);
-		kf = file_of(fd);
-		if (kf)
-			to_kernel_pos(fd, kf);
-		leave(&c);
-	}
-	return CALL_REAL(fdopen, NULL, fd, mode);
-}
-
 KCORE_API int fclose(FILE *f)
 {
 	/* fclose(NULL) is undefined (glibc 2.41 declares f nonnull): no check */
-	drop(fileno(f), false);
+	drop(fileno(f));
 	return CALL_REAL(fclose, EOF, f);
 }

@@ -1071,6 +1071,127 @@ START_TEST(unwritable_buffer)
 }
 END_TEST
 
+/* ---- every way of reading the fd: data or an error (issue #33) ------ */
+
+#define OUT_MEMBER	"/tmp/kcore_member.out"
+#define EVERY_LEN	512
+
+static void write_every_read_spec(void)
+{
+	uint64_t rs = vt_kallsyms("__start_rodata"), vbuf = vt_testobj("vbuf");
+	uint64_t vlen = vt_testobj("vbuf_len"), addr[3];
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	ck_assert(rs && vbuf && vlen >= EVERY_LEN);
+	/* the text mapping, RAM (the mapping or the device), vmalloc (the device) */
+	addr[0] = in.text_start + 0x8000;
+	addr[1] = direct(&in, rs) + 0x300;
+	addr[2] = vbuf;
+	f = spec_open();
+	fprintf(f, "T\n");
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "P %#jx %d\nY %#jx %d\nZ %#jx %d\nG %#jx %d\n",
+			(uintmax_t)addr[i], EVERY_LEN, (uintmax_t)addr[i], EVERY_LEN,
+			(uintmax_t)addr[i], EVERY_LEN, (uintmax_t)addr[i], EVERY_LEN);
+	/* on through an fd past the old table (G raised the fd limit) */
+	fprintf(f, "D 3000\nT\nv %#jx 64\nP %#jx 64\nd\nv %#jx 64\n",
+		(uintmax_t)addr[0], (uintmax_t)addr[1], (uintmax_t)addr[2]);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* kcore_reader on SPEC into OUT_MEMBER with the preload, as whoever calls it */
+static int exec_reader_member(void *unused)
+{
+	char *argv[] = { READER, SPEC, OUT_MEMBER, NULL };
+	char *pre[] = { "PATH=/bin", "LD_PRELOAD=" PRELOAD, NULL };
+
+	(void)unused;
+	execve(READER, argv, pre);
+	return 127;
+}
+
+static void run_member_reader(void)
+{
+	writable_by_all(OUT_MEMBER);
+	ck_assert_int_eq(vt_run_as_monitor(exec_reader_member, NULL), 0);
+}
+
+/*
+ * preadv() and preadv2(), sendfile() and copy_file_range() from the fd,
+ * fds past 1024 made by F_DUPFD, dup2() and dup3(), stat() of the path
+ * beside fstat(): kcore's answers, byte for byte, for root and for a
+ * member of the device's group (root's plain kcore as the reference; no
+ * absolute file offset is printed: the member's file is laid out for an
+ * NT_TASKSTRUCT note of unknown size, see kcore_open.c).  The shim once
+ * let the first four read its file's hole (zeros), left the high fds to
+ * the kernel (zeros again), and sized the path by the kernel (for the
+ * member, two pages more than the fd).
+ */
+START_TEST(every_read_as_kcore)
+{
+	write_every_read_spec();
+	assert_exited("plain", run_untraced(OUT_PLAIN, false));
+	ck_assert(output_has(OUT_PLAIN, "Z offset "));
+	ck_assert(!output_has(OUT_PLAIN, "DIFFERS"));
+	assert_exited("with the preload", run_untraced(OUT_PRELOAD, true));
+	assert_same_output();
+	run_member_reader();
+	ck_assert_int_eq(rename(OUT_MEMBER, OUT_PRELOAD), 0);
+	assert_same_output();
+}
+END_TEST
+
+/* Each X line of path: the exec'd program read the bytes, or an error. */
+static void assert_exec_data_or_error(const char *path, int lines)
+{
+	char *text = vt_slurp(path, NULL), *end;
+	int seen = 0;
+
+	for (char *line = text; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		ck_assert_ptr_nonnull(end);
+		*end = '\0';
+		if (line[0] != 'X')
+			continue;
+		ck_assert_msg(strstr(line, ": as-read") || strstr(line, ": error -"),
+			      "%s: %s", path, line);
+		seen++;
+	}
+	ck_assert_int_eq(seen, lines);
+	free(text);
+}
+
+/*
+ * A program exec'd with the fd (not close-on-exec) reads kcore's bytes
+ * through it or gets an error, for root and for a member: never the
+ * zeros of the shim's file, which the shim no longer follows there.
+ */
+START_TEST(exec_reads_data_or_error)
+{
+	uint64_t rs = vt_kallsyms("__start_rodata");
+	struct kmem_ro_info in;
+	int fd = vt_open_dev();
+	FILE *f;
+
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	close(fd);
+	f = spec_open();
+	fprintf(f, "X %#jx 256\nX %#jx 256\n", (uintmax_t)in.text_start + 0x9000,
+		(uintmax_t)direct(&in, rs) + 0x500);
+	ck_assert_int_eq(fclose(f), 0);
+	assert_exited("plain", run_untraced(OUT_PLAIN, false));
+	ck_assert(output_has(OUT_PLAIN, "exec'd program: as-read"));
+	assert_exited("with the preload", run_untraced(OUT_PRELOAD, true));
+	assert_exec_data_or_error(OUT_PRELOAD, 2);
+	run_member_reader();
+	assert_exec_data_or_error(OUT_MEMBER, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kcore_preload");
@@ -1097,6 +1218,11 @@ int main(void)
 	tcase_add_test(tc, signal_longjmp);
 	tcase_add_test(tc, fork_reads_on);
 	tcase_add_test(tc, unwritable_buffer);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("every_read");
+	tcase_add_test(tc, every_read_as_kcore);
+	tcase_add_test(tc, exec_reads_data_or_error);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fallback");

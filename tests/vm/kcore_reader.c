@@ -43,9 +43,26 @@
  *				kcore fd each opens) and N 64-byte read()s (on
  *				the shared one) at once inside [ADDR, ADDR+LEN)
  *	E ADDR...		reads into buffers that are, or become, unwritable
+ *	P ADDR LEN		preadv(), preadv2() (no flag, RWF_HIPRI,
+ *				RWF_NOWAIT, offset -1 at the position)
+ *	Y ADDR LEN		sendfile() into a memfd, from an offset and from
+ *				the position; what it wrote and how far it moved
+ *	Z ADDR LEN		copy_file_range() into a memfd, the same two ways
+ *	G ADDR LEN		pread through F_DUPFD, dup2() and dup3() to fds
+ *				past HIGH_FD (the soft fd limit raised to the hard)
+ *	T			whether stat(), fstatat() and statx() of the path
+ *				and of the fd give fstat()'s size
+ *	X ADDR LEN		fork and exec this reader (--inherited) on the fd,
+ *				which is not close-on-exec: what a pread there
+ *				gives, against this process's own pread
  * OUT gets one line per read: operation, where, length, result, FNV-1a
  * hash of the bytes.  Random addresses come from a fixed seed: two runs
  * read exactly the same.
+ *
+ *	kcore_reader --inherited FD OFF LEN
+ *
+ * (X) preads FD, inherited over exec, and writes to standard output the
+ * result (or -errno) and the FNV-1a hash of the bytes.
  *
  *	kcore_reader --cat fopen|open PATH OUT
  *
@@ -67,10 +84,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,9 +167,10 @@ static void open_kcore(void)
 	kfd = open(KCORE, O_RDONLY);
 	if (kfd < 0)
 		die(KCORE);
+	/* a member of the device's group may not: only u, I and F need it */
 	if (rfd < 0)
 		rfd = (int)syscall(SYS_openat, AT_FDCWD, KCORE, O_RDONLY | O_CLOEXEC);
-	if (rfd < 0)
+	if (rfd < 0 && errno != EPERM && errno != EACCES)
 		die(KCORE " (raw)");
 	if (pread(kfd, &eh, sizeof(eh), 0) != sizeof(eh))
 		die("ELF header");
@@ -806,6 +827,167 @@ static void do_efault(uint64_t addr)
 	munmap(c, pg);
 }
 
+/* ---- every way of reading: data or an error, never other bytes ---- */
+
+/* Past the fd table the preload once had (1024): G dups here and above. */
+#define HIGH_FD		2000
+
+/* P: the vectored reads, split in two buffers. */
+static void do_preadv(uint64_t addr, off_t off, size_t len)
+{
+	static const int flags[] = { 0, RWF_HIPRI, RWF_NOWAIT };
+	unsigned char *b = need(len);
+	struct iovec iov[2] = { { b, len / 2 }, { b + len / 2, len - len / 2 } };
+
+	report('P', addr, len, preadv(kfd, iov, 2, off));
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		fprintf(out, "P preadv2 flags %#x\n", flags[i]);
+		report('P', addr, len, preadv2(kfd, iov, 2, off, flags[i]));
+	}
+	if (lseek(kfd, off, SEEK_SET) != off)
+		die("P: lseek");
+	report('P', addr, len, preadv2(kfd, iov, 2, -1, 0));
+	fprintf(out, "P position then %+jd\n", (intmax_t)(lseek(kfd, 0, SEEK_CUR) - off));
+}
+
+static int out_file(void)
+{
+	int fd = memfd_create("kcore_reader_out", MFD_CLOEXEC);
+
+	if (fd < 0)
+		die("memfd_create");
+	return fd;
+}
+
+/* What a copy into ofd returned, the bytes it holds, how far the source moved. */
+static void report_copy(char op, const char *how, uint64_t addr, size_t len,
+			ssize_t r, int err, int ofd, off_t moved)
+{
+	ssize_t got = r > 0 ? pread(ofd, need(len), (size_t)r, 0) : 0;
+
+	fprintf(out, "%c %s %#" PRIx64 " %zu %zd %016" PRIx64 " moved %+jd\n", op, how,
+		addr, len, r < 0 ? -err : r, got > 0 ? fnv1a(buf, (size_t)got) : 0,
+		(intmax_t)moved);
+	close(ofd);
+}
+
+/* Y and Z: sendfile() or copy_file_range() from an offset, then the position. */
+static void do_copy(char op, uint64_t addr, off_t off, size_t len)
+{
+	int ofd = out_file();
+	off_t o = off;
+	ssize_t r;
+
+	r = op == 'Y' ? sendfile(ofd, kfd, &o, len) :
+			copy_file_range(kfd, &o, ofd, NULL, len, 0);
+	report_copy(op, "offset", addr, len, r, errno, ofd, o - off);
+	if (lseek(kfd, off, SEEK_SET) != off)
+		die("Y/Z: lseek");
+	ofd = out_file();
+	r = op == 'Y' ? sendfile(ofd, kfd, NULL, len) :
+			copy_file_range(kfd, NULL, ofd, NULL, len, 0);
+	report_copy(op, "position", addr, len, r, errno, ofd,
+		    lseek(kfd, 0, SEEK_CUR) - off);
+}
+
+/* G: fds past HIGH_FD name the file as kfd does. */
+static void do_high_dups(uint64_t addr, off_t off, size_t len)
+{
+	struct rlimit rl;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < HIGH_FD + 16)
+		die("G: fd limit");
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("G: setrlimit");
+	fd = fcntl(kfd, F_DUPFD, HIGH_FD);
+	fprintf(out, "G F_DUPFD %s\n", fd >= HIGH_FD ? "high" : "low");
+	report('G', addr, len, pread(fd, need(len), len, off));
+	close(fd);
+	fd = dup2(kfd, HIGH_FD + 1);
+	if (fd != HIGH_FD + 1 || lseek(fd, off, SEEK_SET) != off)
+		die("G: dup2");
+	report('G', addr, len, read(fd, need(len), len));
+	fprintf(out, "G position of kfd then %+jd\n", (intmax_t)(lseek(kfd, 0, SEEK_CUR) - off));
+	close(fd);
+	fd = dup3(kfd, HIGH_FD + 2, O_CLOEXEC);
+	if (fd != HIGH_FD + 2)
+		die("G: dup3");
+	report('G', addr, len, pread(fd, need(len), len, off));
+	close(fd);
+}
+
+/* T: one size, whichever way it is asked. */
+static void do_sizes(void)
+{
+	struct stat path, fd, at, at_fd;
+	struct statx x_path, x_fd;
+
+	if (stat(KCORE, &path) || fstat(kfd, &fd) ||
+	    fstatat(AT_FDCWD, KCORE, &at, 0) || fstatat(kfd, "", &at_fd, AT_EMPTY_PATH) ||
+	    statx(AT_FDCWD, KCORE, 0, STATX_SIZE, &x_path) ||
+	    statx(kfd, "", AT_EMPTY_PATH, STATX_SIZE, &x_fd))
+		die("T: stat");
+	fprintf(out, "T size of the fd: stat() of the path %s, fstatat() %s, statx() %s, "
+		"of the fd: fstatat() %s, statx() %s\n",
+		path.st_size == fd.st_size ? "same" : "DIFFERS",
+		at.st_size == fd.st_size ? "same" : "DIFFERS",
+		(off_t)x_path.stx_size == fd.st_size ? "same" : "DIFFERS",
+		at_fd.st_size == fd.st_size ? "same" : "DIFFERS",
+		(off_t)x_fd.stx_size == fd.st_size ? "same" : "DIFFERS");
+}
+
+/* X: the program exec'd with kfd (not close-on-exec) reads it. */
+static void do_exec_read(uint64_t addr, off_t off, size_t len)
+{
+	char sfd[16], soff[32], slen[32], line[128] = "";
+	char *argv[] = { "kcore_reader", "--inherited", sfd, soff, slen, NULL };
+	unsigned long long h = 0;
+	ssize_t own = pread(kfd, need(len), len, off), r;
+	uint64_t own_h = own > 0 ? fnv1a(buf, (size_t)own) : 0;
+	long long got = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	snprintf(sfd, sizeof(sfd), "%d", kfd);
+	snprintf(soff, sizeof(soff), "%jd", (intmax_t)off);
+	snprintf(slen, sizeof(slen), "%zu", len);
+	if (own <= 0 || pipe2(pfd, O_CLOEXEC))
+		die("X setup");
+	fflush(out);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (dup2(pfd[1], 1) != 1)
+			_exit(125);
+		execv("/proc/self/exe", argv);
+		_exit(126);
+	}
+	close(pfd[1]);
+	r = read(pfd[0], line, sizeof(line) - 1);
+	close(pfd[0]);
+	if (r <= 0 || waitpid(pid, &status, 0) != pid || status ||
+	    sscanf(line, "%lld %llx", &got, &h) != 2)
+		die("X child");
+	if (got < 0)
+		fprintf(out, "X %#" PRIx64 " %zu exec'd program: error %lld\n", addr, len, got);
+	else
+		fprintf(out, "X %#" PRIx64 " %zu exec'd program: %s\n", addr, len,
+			got == own && h == own_h ? "as-read" : "WRONG bytes");
+}
+
+/* --inherited FD OFF LEN: see the top. */
+static int inherited(const char *sfd, const char *soff, const char *slen)
+{
+	size_t len = strtoul(slen, NULL, 0);
+	ssize_t r = pread(atoi(sfd), need(len), len, strtoll(soff, NULL, 0));
+
+	printf("%zd %016" PRIx64 "\n", r < 0 ? -errno : r, r > 0 ? fnv1a(buf, (size_t)r) : 0);
+	return 0;
+}
+
 /* Up to 8 numbers (C syntax, the full 64-bit range) into v; how many. */
 static int nums(const char *s, unsigned long long *v)
 {
@@ -864,8 +1046,11 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && !strcmp(argv[1], "--cat"))
 		return cat(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "--inherited"))
+		return inherited(argv[2], argv[3], argv[4]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: kcore_reader SPEC OUT\n"
+			"       kcore_reader --inherited FD OFF LEN\n"
 			"       kcore_reader --cat fopen|open PATH OUT\n");
 		return 2;
 	}
@@ -1006,6 +1191,28 @@ int main(int argc, char **argv)
 				goto bad;
 			for (int i = 0; i < n; i++)
 				do_efault(v[i]);
+			break;
+		case 'P':
+		case 'Y':
+		case 'Z':
+		case 'G':
+		case 'X':
+			if (n != 2)
+				goto bad;
+			off = offset_of(a, b);
+			if (off < 0)
+				goto bad;
+			if (line[0] == 'P')
+				do_preadv(a, off, b);
+			else if (line[0] == 'G')
+				do_high_dups(a, off, b);
+			else if (line[0] == 'X')
+				do_exec_read(a, off, b);
+			else
+				do_copy(line[0], a, off, b);
+			break;
+		case 'T':
+			do_sizes();
 			break;
 		case '#':
 		case '\n':
