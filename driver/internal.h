@@ -40,16 +40,21 @@ int kmem_ro_ram_refresh(void);
  * struct kmem_ro_pt_memo - kernel page-table pages that passed their check
  * @pfn: their PFNs, the first KMEM_RO_PT_MEMO met
  * @nr: how many of @pfn are set
+ * @fresh: bit i: @pfn[i] passed in the current section
  *
  * Addresses read one after another mostly share their upper tables (every
  * kernel-text address the same PGD, P4D and PUD page): within one
  * reader (struct kmem_ro_reader: one object, or one READV group) each
- * table page is checked once, as a data page is once per object.
+ * table page is checked in full once, as a data page is once per object.
+ * Each later section (a READV segment) looks again, in the one cache line
+ * of the page's struct page, at what can befall a table page meanwhile
+ * (kpgtable.c): a page poisoned between two segments is refused.
  */
 #define KMEM_RO_PT_MEMO	4
 struct kmem_ro_pt_memo {
 	unsigned long pfn[KMEM_RO_PT_MEMO];
 	unsigned int nr;
+	unsigned int fresh;
 };
 
 /**

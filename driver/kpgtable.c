@@ -17,20 +17,54 @@
 #include "internal.h"
 #include "ram.h"
 
-/* Check table page @table_pfn, unless @memo says it passed already. */
+/*
+ * Table page @pfn passed its full check in an earlier section of this
+ * reader: is it still fit?  What can befall a table page between two
+ * sections is read from the one cache line of its struct page (the nofault
+ * copy of kmem_ro_page_online(), no RAM-list search, no section lookup): a
+ * memory error (PG_hwpoison: memory_failure() on a page-table page only
+ * sets the flag and leaves the table in use, 6.1 to 7.3), a balloon that
+ * took it after a free (PageOffline), reuse inside a compound page (a
+ * tail: the full check looks at its head).  Anything but a clean order-0
+ * page is checked in full again.
+ */
+static bool kmem_ro_pt_still_fit(unsigned long pfn)
+{
+	struct page copy;
+
+	return kmem_ro_page_copy(&copy, pfn_to_page(pfn)) && !PageHWPoison(&copy) &&
+	       !PageOffline(&copy) && !PageTail(&copy);
+}
+
+/*
+ * Check table page @table_pfn: in full the first time this reader meets
+ * it, then once per section by its flags (kmem_ro_pt_still_fit()).
+ */
 static int kmem_ro_pt_check(unsigned long table_pfn, struct kmem_ro_reader *r)
 {
 	struct kmem_ro_pt_memo *memo = &r->pt;
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < memo->nr; i++)
-		if (memo->pfn[i] == table_pfn)
+	for (i = 0; i < memo->nr; i++) {
+		if (memo->pfn[i] != table_pfn)
+			continue;
+		if (memo->fresh & BIT(i))
 			return 0;
+		if (kmem_ro_pt_still_fit(table_pfn)) {
+			memo->fresh |= BIT(i);
+			return 0;
+		}
+		break;
+	}
 	err = kmem_ro_ram_check_pfn(table_pfn, r);
-	if (!err && memo->nr < KMEM_RO_PT_MEMO)
+	if (err)
+		return err;
+	if (i == memo->nr && memo->nr < KMEM_RO_PT_MEMO)
 		memo->pfn[memo->nr++] = table_pfn;
-	return err;
+	if (i < memo->nr)
+		memo->fresh |= BIT(i);
+	return 0;
 }
 
 /*

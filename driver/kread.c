@@ -75,6 +75,7 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 	r->offline_held = false;
 	r->managed_ok = false;
 	r->pt.nr = 0;
+	r->pt.fresh = 0;
 }
 
 static __always_inline void __kmem_ro_reader_begin(struct kmem_ro_reader *r)
@@ -82,6 +83,7 @@ static __always_inline void __kmem_ro_reader_begin(struct kmem_ro_reader *r)
 {
 	rcu_read_lock();
 	r->ram = kmem_ro_ram_rcu();
+	r->pt.fresh = 0;	/* table pages met before: looked at again */
 }
 
 static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
@@ -103,9 +105,10 @@ static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
  * atomic for boot RAM.  It must not sleep, so it ends before any user
  * copy (a user page can stall for ever: FUSE, userfaultfd) and before
  * cond_resched().  Table pages checked in one section count in the next
- * sections of the same reader: its callers re-initialise it per object
- * or group of segments and never sleep in between.  Those of a section
- * that held the offline lock do not (kmem_ro_reader_end()).
+ * sections of the same reader, each looked at again by its struct page's
+ * flags (kpgtable.c): its callers re-initialise it per object or group
+ * of segments and never sleep in between.  Those of a section that held
+ * the offline lock do not count (kmem_ro_reader_end()).
  */
 void kmem_ro_reader_begin(struct kmem_ro_reader *r)
 	__acquires(RCU)

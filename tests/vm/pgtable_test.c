@@ -14,6 +14,10 @@
  *    judged by run.sh);
  *  - refuse a hwpoisoned page with EPERM.
  * The real entry is put back after each case and the area reads right.
+ * A table page poisoned between two segments of one READV group (the
+ * flag set by the test module at the second segment's start) refuses the
+ * second: a group once took its table pages as checked for all its
+ * segments.
  *
  * Poison cannot be undone: this suite runs alone in its VM.
  */
@@ -29,6 +33,7 @@
 #define PAGE		4096UL
 #define PTAREA_MAGIC	0x7074000000000000ULL	/* kmem_ro_testobj.c */
 #define PMD_FILE	"/sys/kernel/debug/kmem_ro_testobj_pmd"
+#define POISON_FILE	"/sys/kernel/debug/kmem_ro_testobj_poison_pmd"
 #define VGA_PFN		0xa0UL			/* 0xa0000: QEMU's "vga-lowmem" */
 /* The page of ptarea read: its PTE is entry IDX of whatever the PMD names. */
 #define IDX		0x1abUL
@@ -145,6 +150,51 @@ START_TEST(poisoned_table_refused)
 }
 END_TEST
 
+/* One READV of two u64 segments, one group: their results. */
+static void readv_two(int fd, uint64_t a, uint64_t b, int64_t res[2], uint64_t val[2])
+{
+	struct kmem_ro_iov iov[2] = {
+		{ .addr = a, .len = 8, .buf = (uintptr_t)&val[0], .result = 0x7777 },
+		{ .addr = b, .len = 8, .buf = (uintptr_t)&val[1], .result = 0x7777 },
+	};
+	struct kmem_ro_readv rv = { .size = sizeof(rv), .iov_addr = (uintptr_t)iov,
+				    .iov_count = 2 };
+
+	val[0] = val[1] = 0;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), 0);
+	ck_assert_uint_eq(rv.done, 2);
+	res[0] = iov[0].result;
+	res[1] = iov[1].result;
+}
+
+/*
+ * The table page holding ptarea's PMD entry gets PG_hwpoison as the
+ * second segment of a group starts: the first read it, the second is
+ * refused (EPERM) without reading it.  Flag cleared, both read again.
+ */
+START_TEST(poisoned_between_segments)
+{
+	uint64_t val[2], a = ptarea + IDX * PAGE, b = ptarea + (IDX + 1) * PAGE;
+	int64_t res[2];
+	int fd = vt_open_dev();
+
+	assert_real(fd);
+	vt_write_file(POISON_FILE, "2");
+	readv_two(fd, a, b, res, val);
+	vt_write_file(POISON_FILE, "clear");
+	ck_assert_int_eq(res[0], 8);
+	ck_assert_uint_eq(val[0], PTAREA_MAGIC | IDX);
+	ck_assert_msg(res[1] == -EPERM, "second segment through the poisoned table: %lld, %#llx",
+		      (long long)res[1], (unsigned long long)val[1]);
+	ck_assert_uint_eq(val[1], 0);
+	readv_two(fd, a, b, res, val);
+	ck_assert_int_eq(res[0], 8);
+	ck_assert_int_eq(res[1], 8);
+	ck_assert_uint_eq(val[1], PTAREA_MAGIC | (IDX + 1));
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pgtable");
@@ -154,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, ram_table_followed);
 	tcase_add_test(tc, mmio_table_refused);
 	tcase_add_test(tc, poisoned_table_refused);
+	tcase_add_test(tc, poisoned_between_segments);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
 }

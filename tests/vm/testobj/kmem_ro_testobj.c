@@ -37,10 +37,18 @@
  * entry pointing at that page (a stale or corrupt kernel page table, as a
  * walker racing a table's free would see); writing "restore" puts the
  * real entry back.  Nothing but the test reads ptarea meanwhile.
+ *
+ * Writing N to kmem_ro_testobj_poison_pmd sets PG_hwpoison (the flag
+ * alone: memory_failure() is not run) on the page-table page that holds
+ * ptarea's PMD entry at the Nth call of kmem_ro's kmem_ro_reader_begin()
+ * from then on (a kprobe): between two segments of one READV group, as a
+ * memory error on that page would land.  Writing "clear" takes the kprobe
+ * and the flag away.
  */
 #include <linux/debugfs.h>
 #include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -97,7 +105,7 @@ static void __iomem *mmio;
 static unsigned long wc_page;
 static bool wc_set;
 static DEFINE_MUTEX(wc_lock);
-static struct dentry *dir, *wc_file, *pmd_file;
+static struct dentry *dir, *wc_file, *pmd_file, *poison_file;
 static void *ptbuf;		/* 2 * PMD_SIZE: ptarea lies inside */
 static unsigned long ptarea;
 static pmd_t *ptarea_pmd, ptarea_real;
@@ -224,6 +232,66 @@ static ssize_t ptarea_pmd_write(struct file *file, const char __user *ubuf, size
 static const struct file_operations pmd_fops = {
 	.owner = THIS_MODULE,
 	.write = ptarea_pmd_write,
+};
+
+/* kmem_ro_testobj_poison_pmd (see the top) */
+static atomic_t poison_countdown;
+static bool poison_armed, poison_set;
+static DEFINE_MUTEX(poison_lock);
+
+static int poison_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (atomic_dec_return(&poison_countdown) == 0) {
+		SetPageHWPoison(virt_to_page(ptarea_pmd));
+		WRITE_ONCE(poison_set, true);
+	}
+	return 0;
+}
+
+static struct kprobe poison_kp = {
+	.symbol_name = "kmem_ro_reader_begin",
+	.pre_handler = poison_pre,
+};
+
+/* Under poison_lock: no kprobe, no flag. */
+static void poison_clear(void)
+{
+	if (poison_armed)
+		unregister_kprobe(&poison_kp);
+	poison_armed = false;
+	if (poison_set)
+		ClearPageHWPoison(virt_to_page(ptarea_pmd));
+	poison_set = false;
+	poison_kp.addr = NULL;	/* register_kprobe() looks the symbol up again */
+	poison_kp.flags = 0;
+}
+
+static ssize_t poison_pmd_write(struct file *file, const char __user *ubuf, size_t len,
+				loff_t *ppos)
+{
+	char buf[32];
+	unsigned int n = 0;
+	int err = 0;
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	buf[len] = 0;
+	if (!sysfs_streq(buf, "clear") && (kstrtouint(buf, 0, &n) || !n))
+		return -EINVAL;
+	mutex_lock(&poison_lock);
+	poison_clear();
+	if (n) {
+		atomic_set(&poison_countdown, n);
+		err = register_kprobe(&poison_kp);
+		poison_armed = !err;
+	}
+	mutex_unlock(&poison_lock);
+	return err ? err : len;
+}
+
+static const struct file_operations poison_fops = {
+	.owner = THIS_MODULE,
+	.write = poison_pmd_write,
 };
 
 /* ptarea: the first PMD_SIZE-aligned PMD_SIZE of ptbuf, each page marked. */
@@ -360,6 +428,8 @@ static int __init testobj_init(void)
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
 	wc_file = debugfs_create_file("kmem_ro_testobj_wc", 0200, NULL, NULL, &wc_fops);
 	pmd_file = debugfs_create_file("kmem_ro_testobj_pmd", 0200, NULL, NULL, &pmd_fops);
+	poison_file = debugfs_create_file("kmem_ro_testobj_poison_pmd", 0200, NULL, NULL,
+					  &poison_fops);
 	return 0;
 
 out_free_all:
@@ -377,6 +447,10 @@ out_free_good:
 
 static void __exit testobj_exit(void)
 {
+	debugfs_remove(poison_file);
+	mutex_lock(&poison_lock);
+	poison_clear();
+	mutex_unlock(&poison_lock);
 	debugfs_remove(pmd_file);
 	debugfs_remove(wc_file);
 	debugfs_remove(dir);
