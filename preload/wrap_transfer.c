@@ -8,12 +8,16 @@
  *    (fs/read_write.c) refuses a start at or past 2 GiB with EOVERFLOW
  *    and cuts a transfer there: every kernel address of kcore is past it,
  *    only the header and the hole after it can be sent.  Served the same
- *    way, through a buffer (one device read and one write per 64 KiB).
+ *    way, through a buffer (one device read and one write per 64 KiB),
+ *    with its errors in its order (EINVAL for a negative offset, EBADF for
+ *    an output not open for writing, EOVERFLOW, EINVAL for an appending
+ *    output).
  *  - copy_file_range(): kcore has no copy_file_range and no other file
  *    a reader can write is on procfs, so generic_copy_file_checks()
- *    answers EXDEV (EBADF first for an output not open for writing, or
- *    appending; EINVAL for flags); so does the shim, and callers fall
- *    back to read() and write().
+ *    answers EXDEV (before it: EINVAL for flags, EISDIR for a directory,
+ *    EINVAL for no regular file, EBADF for an output not open for
+ *    writing, or appending); so does the shim, and callers fall back to
+ *    read() and write().
  */
 #include <sys/sendfile.h>
 
@@ -25,12 +29,12 @@
 /* the kernel's MAX_RW_COUNT on 4 KiB pages */
 #define RW_MAX		((size_t)INT32_MAX & ~(size_t)4095)
 
-/* fd is open for writing, not appending (what both calls want of out). */
-static bool writable_fd(int fd)
+/* out's file status flags, -1 for no fd the kernel would take (O_PATH). */
+static int out_flags(int out)
 {
-	int fl = CALL_REAL(fcntl, -1, fd, F_GETFL);
+	int fl = CALL_REAL(fcntl, -1, out, F_GETFL);
 
-	return fl >= 0 && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND);
+	return fl < 0 || (fl & O_PATH) ? -1 : fl;
 }
 
 /*
@@ -45,7 +49,7 @@ static ssize_t try_sendfile(int out, int fd, int64_t *offset, size_t count,
 	unsigned char *b;
 	int64_t pos;
 	size_t done = 0;
-	int err = 0, saved = errno;
+	int err = 0, saved = errno, fl;
 
 	*served = false;
 	if (!maybe_tracked(fd))
@@ -61,12 +65,18 @@ static ssize_t try_sendfile(int out, int fd, int64_t *offset, size_t count,
 		errno = EINVAL;
 		return -1;
 	}
-	if (!writable_fd(out)) {
+	/* do_sendfile()'s order: the output, its size limit, then splice's O_APPEND */
+	fl = out_flags(out);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
 		errno = EBADF;
 		return -1;
 	}
 	if (pos >= PROC_MAXBYTES) {
 		errno = EOVERFLOW;
+		return -1;
+	}
+	if (fl & O_APPEND) {
+		errno = EINVAL;
 		return -1;
 	}
 	if (count > RW_MAX)
@@ -148,11 +158,31 @@ KCORE_API ssize_t sendfile64(int out, int in, off64_t *offset, size_t count)
 	return r;
 }
 
+/* copy_file_range()'s answer from kcore to out (see the top): an errno. */
+static int copy_errno(int out, unsigned int flags)
+{
+	int fl = out_flags(out);
+	struct stat st;
+
+	if (fl < 0 || CALL_REAL(fstat, -1, out, &st))
+		return EBADF;
+	if (flags)
+		return EINVAL;
+	/* generic_file_rw_checks() */
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return EINVAL;
+	if ((fl & O_ACCMODE) == O_RDONLY || (fl & O_APPEND))
+		return EBADF;
+	return EXDEV;
+}
+
 KCORE_API ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off,
 				  size_t len, unsigned int flags)
 {
 	if (!followed(in))
 		return CALL_REAL(copy_file_range, -1, in, in_off, out, out_off, len, flags);
-	errno = flags ? EINVAL : !writable_fd(out) ? EBADF : EXDEV;
+	errno = copy_errno(out, flags);
 	return -1;
 }

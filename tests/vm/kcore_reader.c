@@ -44,10 +44,12 @@
  *				the shared one) at once inside [ADDR, ADDR+LEN)
  *	E ADDR...		reads into buffers that are, or become, unwritable
  *	P ADDR LEN		preadv(), preadv2() (no flag, RWF_HIPRI,
- *				RWF_NOWAIT, offset -1 at the position)
+ *				RWF_NOWAIT, offset -1 at the position), and the
+ *				errno of bad offsets and counts
  *	Y ADDR LEN		sendfile() into a memfd, from an offset and from
- *				the position; what it wrote and how far it moved
- *	Z ADDR LEN		copy_file_range() into a memfd, the same two ways
+ *				the position; what it wrote and how far it moved;
+ *				then the errno into outputs it refuses
+ *	Z ADDR LEN		copy_file_range() into a memfd, the same ways
  *	G ADDR LEN		pread through F_DUPFD, dup2() and dup3() to fds
  *				past HIGH_FD (the soft fd limit raised to the hard)
  *	T			whether stat(), fstatat() and statx() of the path
@@ -835,6 +837,7 @@ static void do_efault(uint64_t addr)
 /* P: the vectored reads, split in two buffers. */
 static void do_preadv(uint64_t addr, off_t off, size_t len)
 {
+	volatile int negative = -1;	/* not a constant: no compiler warning */
 	static const int flags[] = { 0, RWF_HIPRI, RWF_NOWAIT };
 	unsigned char *b = need(len);
 	struct iovec iov[2] = { { b, len / 2 }, { b + len / 2, len - len / 2 } };
@@ -848,6 +851,11 @@ static void do_preadv(uint64_t addr, off_t off, size_t len)
 		die("P: lseek");
 	report('P', addr, len, preadv2(kfd, iov, 2, -1, 0));
 	fprintf(out, "P position then %+jd\n", (intmax_t)(lseek(kfd, 0, SEEK_CUR) - off));
+	/* bad input: negative offsets, a negative count */
+	fprintf(out, "P bad: preadv -2 %d, preadv2 -2 %d, count -1 %d\n",
+		preadv(kfd, iov, 2, -2) < 0 ? -errno : 0,
+		preadv2(kfd, iov, 2, -2, 0) < 0 ? -errno : 0,
+		preadv(kfd, iov, negative, off) < 0 ? -errno : 0);
 }
 
 static int out_file(void)
@@ -871,6 +879,46 @@ static void report_copy(char op, const char *how, uint64_t addr, size_t len,
 	close(ofd);
 }
 
+/* A copy's errno into ofd (0 if it copied), from offset 0 and from off. */
+static void copy_bad(char op, const char *what, int ofd, off_t off, size_t len,
+		     unsigned int flags)
+{
+	off_t o0 = 0, o1 = off;
+	int e0, e1;
+
+	e0 = (op == 'Y' ? sendfile(ofd, kfd, &o0, len) :
+			  copy_file_range(kfd, &o0, ofd, NULL, len, flags)) < 0 ? errno : 0;
+	e1 = (op == 'Y' ? sendfile(ofd, kfd, &o1, len) :
+			  copy_file_range(kfd, &o1, ofd, NULL, len, flags)) < 0 ? errno : 0;
+	fprintf(out, "%c bad: %s from 0 %d, from the address %d\n", op, what, -e0, -e1);
+}
+
+/* The outputs the calls refuse, and (Z) a flag. */
+static void do_copy_bad(char op, off_t off, size_t len)
+{
+	int ro = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int dir = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int app = memfd_create("kcore_reader_append", MFD_CLOEXEC);
+	int pfd[2];
+
+	if (ro < 0 || dir < 0 || app < 0 || pipe2(pfd, O_CLOEXEC | O_NONBLOCK) ||
+	    fcntl(app, F_SETFL, O_APPEND))
+		die("Y/Z bad setup");
+	copy_bad(op, "read-only", ro, off, len, 0);
+	copy_bad(op, "directory", dir, off, len, 0);
+	copy_bad(op, "appending", app, off, len, 0);
+	copy_bad(op, "negative offset", app, -4096, len, 0);
+	if (op == 'Z') {
+		copy_bad(op, "pipe", pfd[1], off, len, 0);
+		copy_bad(op, "flags", app, off, len, 1);
+	}
+	close(ro);
+	close(dir);
+	close(app);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
 /* Y and Z: sendfile() or copy_file_range() from an offset, then the position. */
 static void do_copy(char op, uint64_t addr, off_t off, size_t len)
 {
@@ -888,6 +936,7 @@ static void do_copy(char op, uint64_t addr, off_t off, size_t len)
 			copy_file_range(kfd, NULL, ofd, NULL, len, 0);
 	report_copy(op, "position", addr, len, r, errno, ofd,
 		    lseek(kfd, 0, SEEK_CUR) - off);
+	do_copy_bad(op, off, len);
 }
 
 /* G: fds past HIGH_FD name the file as kfd does. */
