@@ -360,7 +360,7 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  * above, outside the vmalloc and module areas, below kernel_map) to
  * kaddr - page_offset.  The whole range must then lie inside one System
  * RAM range, counting only the pages wholly inside it (a partial page at
- * either end of a range is never mappable: the driver would raise SIGBUS).
+ * either end of a range is never mappable: it is not System RAM).
  *
  * The first use of a RAM range maps all of it (PROT_READ, MAP_SHARED);
  * that costs address space, not memory, as the driver fills page tables on
