@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmem_ro - memory that goes offline is revoked from every mapping.
+ * kmem_ro - memory that goes offline is revoked from every mapping, and
+ * every mapping is zapped when mmap_ram is written.
  *
  * A mapping holds PFNs: left alone, a reader would keep reading a memory
  * block after offline_pages(), and after arch_remove_memory() a removed
@@ -10,7 +11,8 @@
  * i_mmap tree.  The file offset is the physical address, so a block's file
  * range is its physical range and unmap_mapping_range() zaps exactly it,
  * in every process, fork copies included.  Faults on pages that are not
- * online get SIGBUS (mmap.c), until the block is online again.
+ * online get the refused page (mmap.c); when the block is online again it
+ * is zapped once more, so they fault in for real.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +23,7 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/moduleparam.h>
 #include <linux/notifier.h>
 
 #include "compat.h"
@@ -34,6 +37,9 @@
  * sget_fc()) so it could never be unloaded, and with no owner 6.12's
  * __put_super() may unlink it from the type's list after the module is
  * gone (when iterate_supers() held the last reference).
+ *
+ * Set and cleared under kernel_param_lock(): a write of mmap_ram may come
+ * before init and after exit, while the parameter is in sysfs.
  */
 static struct inode *kmem_ro_inode;
 
@@ -47,8 +53,8 @@ void kmem_ro_hotplug_open(struct file *file)
 }
 
 /*
- * The zap and the fault's re-check (kmem_ro_hotplug_inserted()) follow
- * the store-buffering pattern, with a full barrier on each side:
+ * Each zap and the fault's re-check (kmem_ro_fault_kept() in mmap.c)
+ * follow the store-buffering pattern, with a full barrier on each side:
  *
  *   offlining: O1 offline_mem_sections() clears the online bit of
  *                 the sections;
@@ -57,7 +63,7 @@ void kmem_ro_hotplug_open(struct file *file)
  *                 mapping.
  *   fault:     F1 vmf_insert_pfn*() writes the entry (and any new page
  *                 table);
- *              F2 smp_mb() in kmem_ro_hotplug_inserted();
+ *              F2 smp_mb() in kmem_ro_fault_kept();
  *              F3 pfn_to_online_page() reads the online bit again.
  *
  * So O3 sees F1, or F3 sees O1, or both.  Where O3 finds the page table,
@@ -67,6 +73,11 @@ void kmem_ro_hotplug_open(struct file *file)
  * page seen online is zapped by the notifier or by the fault itself.
  * VMAs copied by fork or mremap meanwhile are ordered against the zap by
  * the i_mmap tree, as for a truncate.
+ *
+ * The same holds for onlining (online_mem_sections() sets the bit before
+ * MEM_ONLINE; a refused page inserted for a page seen offline is zapped)
+ * and for mmap_ram (R1 the write in mmap.c's setter, R2 the barrier in
+ * kmem_ro_hotplug_zap_all(), R3 its zap; F3 reads mmap_ram again).
  */
 static int kmem_ro_memory_notify(struct notifier_block *nb,
 				 unsigned long action, void *data)
@@ -89,8 +100,11 @@ static int kmem_ro_memory_notify(struct notifier_block *nb,
 	 * offline (O1): what a fault inserts after this zap does not stay.  At
 	 * MEM_GOING_OFFLINE the pages are still online, readable RAM while
 	 * they are migrated away: a zap then would only be faulted back in.
+	 * MEM_ONLINE comes after online_pages() marked them online
+	 * (online_pages_range() in 6.1, online_pages() in 6.12 and 7.3): the
+	 * refused pages faulted in meanwhile go.
 	 */
-	if (action != MEM_OFFLINE)
+	if (action != MEM_OFFLINE && action != MEM_ONLINE)
 		return NOTIFY_DONE;
 	/*
 	 * offline_mem_sections() takes every section the range touches, the
@@ -109,27 +123,28 @@ static struct notifier_block kmem_ro_memory_nb = {
 };
 
 /**
- * kmem_ro_hotplug_inserted() - keep a fault's new entry only if still online
- * @vma: the faulting mapping
- * @addr: where the entry was inserted
- * @size: its size: PAGE_SIZE or PMD_SIZE
- * @pfn: the first page it maps, seen online before the insert
+ * kmem_ro_hotplug_zap_all() - zap every entry of every mapping
  *
- * The block may have gone offline, and the notifier's zap passed, between
- * the fault's check and its insert; see above kmem_ro_memory_notify().
- * A PMD never straddles two sections, so one page tells.
- *
- * Return: true to keep the entry; false once it is zapped again, and the
- * fault must give SIGBUS.
+ * mmap_ram was written (mmap.c): after the new value is published, no
+ * entry made under the old one stays; the kernel text faults back in.
+ * Called under kernel_param_lock().
  */
-bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
-			      unsigned long size, unsigned long pfn)
+void kmem_ro_hotplug_zap_all(void)
 {
-	smp_mb();	/* F2 */
-	if (pfn_to_online_page(pfn))	/* F3 */
-		return true;
-	kmem_ro_zap_vma(vma, addr, size);
-	return false;
+	smp_mb();	/* R2 */
+	if (kmem_ro_inode)
+		unmap_mapping_range(kmem_ro_inode->i_mapping, 0, 0, 1);	/* R3 */
+}
+
+static void kmem_ro_hotplug_exit_inode(void)
+{
+	struct inode *inode;
+
+	kernel_param_lock(THIS_MODULE);
+	inode = kmem_ro_inode;
+	kmem_ro_inode = NULL;
+	kernel_param_unlock(THIS_MODULE);
+	iput(inode);
 }
 
 /**
@@ -140,6 +155,7 @@ bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
 int kmem_ro_hotplug_init(void)
 {
 	static const struct file_operations no_fops;
+	struct inode *inode;
 	struct file *anon;
 	int err;
 
@@ -147,13 +163,16 @@ int kmem_ro_hotplug_init(void)
 	anon = anon_inode_getfile("[kmem_ro]", &no_fops, NULL, O_RDONLY);
 	if (IS_ERR(anon))
 		return PTR_ERR(anon);
-	kmem_ro_inode = alloc_anon_inode(file_inode(anon)->i_sb);
+	inode = alloc_anon_inode(file_inode(anon)->i_sb);
 	fput(anon);
-	if (IS_ERR(kmem_ro_inode))
-		return PTR_ERR(kmem_ro_inode);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	kernel_param_lock(THIS_MODULE);
+	kmem_ro_inode = inode;
+	kernel_param_unlock(THIS_MODULE);
 	err = register_memory_notifier(&kmem_ro_memory_nb);
 	if (err) {
-		iput(kmem_ro_inode);
+		kmem_ro_hotplug_exit_inode();
 		return err;
 	}
 	return 0;
@@ -167,5 +186,5 @@ int kmem_ro_hotplug_init(void)
 void kmem_ro_hotplug_exit(void)
 {
 	unregister_memory_notifier(&kmem_ro_memory_nb);
-	iput(kmem_ro_inode);
+	kmem_ro_hotplug_exit_inode();
 }

@@ -68,6 +68,7 @@ long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls)
 	info.vmalloc_end = VMALLOC_END + 1;
 	info.modules_start = MODULES_VADDR;
 	info.modules_end = MODULES_END;
+	info.mmap_refused = kmem_ro_mmap_refused();
 
 	err = kmem_ro_ram_ranges(u64_to_user_ptr(info.ram_addr), info.ram_cap,
 				 &info.ram_count);

@@ -224,18 +224,20 @@ static inline bool kmem_ro_image_pfn(unsigned long addr, unsigned long *pfn)
 
 struct vm_area_struct;
 u64 kmem_ro_mmap_features(void);
+u64 kmem_ro_mmap_refused(void);
+int kmem_ro_mmap_init(void);
+void kmem_ro_mmap_exit(void);
 int kmem_ro_mmap(struct file *file, struct vm_area_struct *vma);
 unsigned long kmem_ro_get_unmapped_area(struct file *file, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
 
-/* Memory going offline: its mappings are revoked (hotplug.c). */
+/* Memory going offline, and mmap_ram written: mappings are revoked (hotplug.c). */
 struct file;
 struct vm_area_struct;
 int kmem_ro_hotplug_init(void);
 void kmem_ro_hotplug_exit(void);
 void kmem_ro_hotplug_open(struct file *file);
-bool kmem_ro_hotplug_inserted(struct vm_area_struct *vma, unsigned long addr,
-			      unsigned long size, unsigned long pfn);
+void kmem_ro_hotplug_zap_all(void);
 
 #endif /* KMEM_RO_INTERNAL_H */

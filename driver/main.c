@@ -204,9 +204,12 @@ static int __init kmem_ro_init(void)
 	err = kmem_ro_probe_init();
 	if (err)
 		goto out_events;
-	err = kmem_ro_hotplug_init();
+	err = kmem_ro_mmap_init();
 	if (err)
 		goto out_probes;
+	err = kmem_ro_hotplug_init();
+	if (err)
+		goto out_mmap;
 	err = misc_register(&kmem_ro_miscdev);
 	if (err)
 		goto out_hotplug;
@@ -214,6 +217,8 @@ static int __init kmem_ro_init(void)
 
 out_hotplug:
 	kmem_ro_hotplug_exit();
+out_mmap:
+	kmem_ro_mmap_exit();
 out_probes:
 	kmem_ro_probe_exit();
 out_events:
@@ -227,6 +232,7 @@ static void __exit kmem_ro_exit(void)
 {
 	misc_deregister(&kmem_ro_miscdev);
 	kmem_ro_hotplug_exit();
+	kmem_ro_mmap_exit();
 	kmem_ro_probe_exit();
 	kmem_ro_events_exit();
 	kmem_ro_read_exit();

@@ -3,13 +3,19 @@
  * Read-only mmap of kernel memory through /dev/kmem_ro.
  *
  * The file offset of the device is a physical address.  A handle keeps one
- * region per System RAM range (rounded inward to whole pages: the driver
- * raises SIGBUS on any page that is not wholly RAM, so no pointer may ever
- * reach one), mapped whole on first use.  Mapping costs address space only:
- * the driver fills page tables on touch, in 2 MiB pieces where it can.
- * By default (mmap_ram=0, RAM mmap is the driver's opt-in) a single region
- * covers the kernel text, and kmemdev_read() (read.c) reads RAM through
- * the device's pread().
+ * region per System RAM range (rounded inward to whole pages: a page that
+ * is not wholly RAM is never System RAM to the driver), mapped whole on
+ * first use.  Mapping costs address space only: the driver fills page
+ * tables on touch, in 2 MiB pieces where it can.  By default (mmap_ram=0,
+ * RAM mmap is the driver's opt-in) a single region covers the kernel text,
+ * and kmemdev_read() (read.c) reads RAM through the device's pread().
+ *
+ * A page the driver will not show (memfd_secret, poisoned, offline, RAM
+ * revoked by mmap_ram=0 ...) reads as its refused page, the pattern
+ * info.mmap_refused in every u64, where a driver without
+ * KMEM_RO_FEAT_MMAP_REFUSED raised SIGBUS: with such a driver RAM beyond
+ * the text is never copied from a mapping.  kmemdev_map_refused() tells a
+ * copy that may hold the refused page.
  *
  * Lookups are the hot path (a caller may read 8 bytes at a time): they
  * translate with plain arithmetic and a binary search, then load the
@@ -193,7 +199,9 @@ static int maps_build(const struct kmemdev *h, const struct kmem_ro_range *ram,
 		       !kmemdev__text_range(in, &m->text);
 	if (m->have_text)
 		region_init(&m->text_region, &m->text, mask);
-	atomic_init(&m->text_only, !(in->features & KMEM_RO_FEAT_MMAP_RAM));
+	/* an older driver's mapping raises SIGBUS on a page it refuses */
+	atomic_init(&m->text_only, !(in->features & KMEM_RO_FEAT_MMAP_RAM) ||
+				   !(in->features & KMEM_RO_FEAT_MMAP_REFUSED));
 	*out = m;
 	return 0;
 }
@@ -331,4 +339,38 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 		return err;
 	*ptr = base + (phys - r->start);
 	return 0;
+}
+
+/*
+ * One aligned u64 of each page a copy from [ptr, ptr + len) touches,
+ * loaded between two fences so that neither the loads before (a copy
+ * this checks) nor those after (a copy that follows) move across.  An
+ * entry turns into the refused page only after the driver zapped it, and
+ * back only after another zap: a copy checked before and after that read
+ * any byte of the refused page sees the pattern in one of the checks,
+ * unless two zaps (memory offlined and onlined, or mmap_ram written
+ * twice) came during the copy itself.
+ */
+bool kmemdev_map_refused(struct kmemdev *h, const void *ptr, size_t len)
+{
+	uintptr_t mask, p, last;
+	uint64_t pattern;
+	bool refused = false;
+
+	if (!h || !ptr || !len || !(h->info.features & KMEM_RO_FEAT_MMAP_REFUSED) ||
+	    !h->info.page_size || (h->info.page_size & (h->info.page_size - 1)))
+		return false;
+	pattern = h->info.mmap_refused;
+	mask = (uintptr_t)h->info.page_size - 1;
+	p = (uintptr_t)ptr & ~mask;
+	last = ((uintptr_t)ptr + (len - 1)) & ~mask;
+	atomic_thread_fence(memory_order_acquire);
+	for (;; p += mask + 1) {
+		if (*(const volatile uint64_t *)p == pattern)
+			refused = true;
+		if (p == last)
+			break;
+	}
+	atomic_thread_fence(memory_order_acquire);
+	return refused;
 }

@@ -3,7 +3,9 @@
  * kmemdev_read(): copy kernel memory from whichever source serves it.
  *
  *  - a mapping of the device (map.c), when one holds the whole range: no
- *    system call;
+ *    system call; a range with a page the driver refuses, seen before or
+ *    after the copy (kmemdev_map_refused()), is read by the device, as
+ *    below, so a refused page gives the device's answer for it;
  *  - else one pread() of the device at KMEM_RO_READ_OFFSET(kaddr), when
  *    the driver has KMEM_RO_FEAT_PREAD;
  *  - else, with an older driver, one KMEM_RO_IOC_READV segment;
@@ -107,6 +109,17 @@ static int read_readv(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
 	return err;
 }
 
+/* The driver reads the range; @err if it offers no read by address. */
+static int read_device(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
+		       bool scratch, int err)
+{
+	if (h->info.features & KMEM_RO_FEAT_PREAD)
+		return read_pread(h, kaddr, buf, len, scratch);
+	if (h->info.features & KMEM_RO_FEAT_READV)
+		return read_readv(h, kaddr, buf, len, scratch);
+	return err;
+}
+
 static int read_any(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
 		    bool scratch)
 {
@@ -122,15 +135,20 @@ static int read_any(struct kmemdev *h, uint64_t kaddr, void *buf, size_t len,
 	 * EPERM: the text mapping refused, which READ_IMPLIES_EXEC does to
 	 * every PROT_READ mmap (do_mmap() adds PROT_EXEC); the driver reads it.
 	 */
-	if (err == -ENXIO || err == -EOPNOTSUPP || err == -EPERM) {
-		if (h->info.features & KMEM_RO_FEAT_PREAD)
-			return read_pread(h, kaddr, buf, len, scratch);
-		if (h->info.features & KMEM_RO_FEAT_READV)
-			return read_readv(h, kaddr, buf, len, scratch);
-	}
+	if (err == -ENXIO || err == -EOPNOTSUPP || err == -EPERM)
+		return read_device(h, kaddr, buf, len, scratch, err);
 	if (err)
 		return err;
+	/*
+	 * Checked before the copy too, so buf stays as it was when a page
+	 * refused all along fails the device read; one refused during the
+	 * copy leaves the copy in buf if the device read then fails.
+	 */
+	if (kmemdev_map_refused(h, src, len))
+		return read_device(h, kaddr, buf, len, scratch, -EFAULT);
 	memcpy(buf, src, len);
+	if (kmemdev_map_refused(h, src, len))
+		return read_device(h, kaddr, buf, len, scratch, -EFAULT);
 	return 0;
 }
 

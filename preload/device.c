@@ -2,7 +2,8 @@
 /*
  * /dev/kmem_ro as the shim reads it: opened with the first kcore fd,
  * closed after the last; its handshake, and a read-only mapping of what
- * may be mapped (all System RAM with mmap_ram=1, else the kernel text).
+ * may be mapped (all System RAM with mmap_ram=1 and a driver that maps
+ * the refused page where it used to raise SIGBUS, else the kernel text).
  */
 #include "preload.h"
 
@@ -199,7 +200,8 @@ static struct kdev *dev_new(void)
 	if (in.abi_version < 1 || !(in.ioctls & (1ULL << _IOC_NR(KMEM_RO_IOC_INFO))) ||
 	    !(in.features & (KMEM_RO_FEAT_PREAD | KMEM_RO_FEAT_READV)))
 		goto out_ram;
-	if (in.features & KMEM_RO_FEAT_MMAP_RAM) {
+	/* an older driver raises SIGBUS on a page it refuses: text only */
+	if ((in.features & KMEM_RO_FEAT_MMAP_RAM) && (in.features & KMEM_RO_FEAT_MMAP_REFUSED)) {
 		d = dev_alloc(&in, nr);
 		if (!d)
 			goto out_ram;

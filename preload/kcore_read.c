@@ -5,6 +5,9 @@
  *    memfd's hole);
  *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
  *    text_end) from a read-only mapping of the device: no system call;
+ *    where a page of it shows the driver's refused page, before or after
+ *    the copy (KMEM_RO_FEAT_MMAP_REFUSED, refused() below), from the
+ *    device as the next item;
  *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
  *    image, RAM with mmap_ram=0) with one pread() of the device by address
  *    (device_read(); one READV segment with an older driver); a page the
@@ -42,6 +45,31 @@ static const struct kseg *piece(const struct kshared *sh, uint64_t off,
 }
 
 /*
+ * Does a page of the mapping [p, p + n) show the refused page?  One
+ * aligned u64 per page, between fences so that the check orders against
+ * the copy before or after it (uapi/kmem_ro.h: an entry becomes the
+ * refused page, or stops being it, only after a zap).
+ */
+static bool refused(const struct kdev *d, const unsigned char *p, size_t n)
+{
+	uintptr_t mask = (uintptr_t)d->info.page_size - 1;
+	uintptr_t a = (uintptr_t)p & ~mask, last = ((uintptr_t)p + n - 1) & ~mask;
+	bool seen = false;
+
+	if (!(d->info.features & KMEM_RO_FEAT_MMAP_REFUSED) || !n)
+		return false;
+	atomic_thread_fence(memory_order_acquire);
+	for (;; a += mask + 1) {
+		if (*(const volatile uint64_t *)a == d->info.mmap_refused)
+			seen = true;
+		if (a == last)
+			break;
+	}
+	atomic_thread_fence(memory_order_acquire);
+	return seen;
+}
+
+/*
  * Segment bytes [off, off + n) into buf, as kcore reads them: from the
  * mapping into pages known writable, else from the device (a read that
  * comes back short, at a page the device refuses or for a signal, goes on
@@ -70,8 +98,14 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 		gen = atomic_load_explicit(&as_gen, memory_order_acquire);
 		known = known_writable(lo, hi, gen);
 		if (known) {
-			memcpy(buf, w->base + (vaddr - w->lo), n);
-			return (ssize_t)n;
+			const unsigned char *src = w->base + (vaddr - w->lo);
+
+			if (!refused(d, src, n)) {
+				memcpy(buf, src, n);
+				if (!refused(d, src, n))
+					return (ssize_t)n;
+			}
+			/* the device reads it: data, or kcore's zeros */
 		}
 	}
 	dfd = atomic_load(&d->fd);

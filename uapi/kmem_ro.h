@@ -38,7 +38,7 @@
  * ABI version: bumped when an ioctl is added or a struct grows.  Callers
  * should test the ioctls and features bitmasks, not compare versions.
  */
-#define KMEM_RO_ABI_VERSION	3
+#define KMEM_RO_ABI_VERSION	4
 
 /*
  * ioctl magic: 0xBE, sequence numbers 0x00-0x3f reserved for kmem_ro.
@@ -68,6 +68,7 @@
 #define KMEM_RO_FEAT_VMCOREINFO	(1ULL << 9)	/* kmem_ro_info.vmcoreinfo_* */
 #define KMEM_RO_FEAT_PROBE_FILTER	(1ULL << 10)	/* KMEM_RO_IOC_PROBE_FILTER */
 #define KMEM_RO_FEAT_PREAD	(1ULL << 11)	/* pread()/read() by address: KMEM_RO_READ_OFFSET() */
+#define KMEM_RO_FEAT_MMAP_REFUSED	(1ULL << 12)	/* refused pages read as kmem_ro_info.mmap_refused */
 
 /*
  * mmap(2) of /dev/kmem_ro: the file offset is a physical address.
@@ -85,24 +86,46 @@
  *  - By default (module parameter mmap_ram=0) only the kernel text is
  *    mappable: a range outside the text: EPERM.  System RAM is mappable
  *    only with the opt-in mmap_ram=1 (KMEM_RO_FEAT_MMAP_RAM set), then the
- *    range must intersect System RAM, else EINVAL.  Pages of the range
- *    that are not System RAM (holes, MMIO, firmware-reserved), or not text
- *    with mmap_ram=0, raise SIGBUS when touched and are never accessed.
- *  - A page is checked when it is first touched.  RAM the kernel itself
- *    cannot read through its direct map (memfd_secret, unmapped by
- *    debug_pagealloc or on hardware poison), logically offline, hwpoisoned
- *    pages and pages whose memory type is not write-back raise SIGBUS, and
- *    nothing is inserted: the next touch checks again.  (/proc/kcore shows
- *    such pages as zeros.)  Memory that goes offline (memory hotplug) is
- *    revoked from every mapping: touching it raises SIGBUS until it is
- *    online again.  Any other later change to a page already faulted in
- *    (memfd_secret or poison taking it, a new memory type) is not seen:
- *    the mapping keeps showing the page.  That is what mmap_ram=1 gives
- *    up; see README, Security.
+ *    range must intersect System RAM, else EINVAL.
+ *  - A page is checked when it is first touched.  No touch of a mapping
+ *    raises SIGBUS (KMEM_RO_FEAT_MMAP_REFUSED): a page the driver will not
+ *    show is never accessed, and the touch maps the driver's "refused
+ *    page" there instead, every aligned __u64 of it equal to
+ *    kmem_ro_info.mmap_refused, a non-zero value chosen at load.  Refused:
+ *    pages of the range that are not System RAM (holes, MMIO,
+ *    firmware-reserved) or not text in a text mapping; RAM outside the
+ *    text while mmap_ram is 0; RAM the kernel itself cannot read through
+ *    its direct map (memfd_secret, unmapped by debug_pagealloc or on
+ *    hardware poison); logically offline, hwpoisoned and offline pages;
+ *    pages whose memory type is not write-back.  (/proc/kcore shows such
+ *    pages as zeros.)  Never the zero page: a page readable later must
+ *    not pass for zeros.  A caller that copied from a page reads one
+ *    aligned __u64 of it after the copy; if it equals the pattern, it
+ *    reads that page again with pread() (KMEM_RO_READ_OFFSET()), which
+ *    gives the data or the errno the default path gives.  A real page
+ *    that holds the pattern costs only that pread().  libkmemdev's
+ *    kmemdev_read() does this for every read.  Drivers without the
+ *    feature bit raise SIGBUS on a refused page.
+ *  - A refused entry stays until it is zapped: munmap(), memory of it
+ *    going online, or mmap_ram being written.  An entry becomes the
+ *    refused page only after a zap, so a copy that read any of the
+ *    pattern is followed by a check that sees it.
+ *  - Revocation.  Memory that goes offline (memory hotplug) is zapped
+ *    from every mapping, its pages refused until online again.  Setting
+ *    mmap_ram from 1 to 0 zaps every mapping of every process: from then
+ *    on only the kernel text is shown, other RAM is the refused page, and
+ *    a new mmap() of RAM is EPERM.  Setting it to 1 zaps again, so pages
+ *    refused meanwhile are faulted in anew.  Any other later change to a
+ *    page already faulted in (memfd_secret or poison taking it, a new
+ *    memory type) is not seen: the mapping keeps showing the page.  That
+ *    is what mmap_ram=1 gives up; see docs/security.md.
  *  - RAM is never mappable on a guest with unaccepted memory (TDX,
- *    SEV-SNP), with memory encryption (SEV, SEV-ES, SNP, TDX:
- *    CC_ATTR_MEM_ENCRYPT) or without PAT: only the kernel text, as with
- *    mmap_ram=0, and KMEM_RO_FEAT_MMAP_RAM is clear.
+ *    SEV-SNP), with memory encryption (SME, SEV, SEV-ES, SNP, TDX:
+ *    CC_ATTR_MEM_ENCRYPT; Hyper-V isolation VMs, which 6.1 reports only
+ *    as CC_ATTR_GUEST_MEM_ENCRYPT: either refuses) or without PAT: only
+ *    the kernel text, as with mmap_ram=0, and KMEM_RO_FEAT_MMAP_RAM is
+ *    clear.  A text fault needs no walk of the direct map, so the text is
+ *    mappable (KMEM_RO_FEAT_MMAP_TEXT) on every such guest too.
  *  - Pages are inserted on fault.  Where KMEM_RO_FEAT_MMAP_HUGE is set,
  *    PMD-sized pieces of the kernel text are inserted when the virtual
  *    address and the offset are equally aligned (the driver's
@@ -157,6 +180,10 @@ struct kmem_ro_range {
  * @vmcoreinfo_size: out: bytes reserved for the note (VMCOREINFO_NOTE_SIZE);
  *	the note itself ends with its last descriptor
  * @reserved2: in: must be 0; out: 0
+ * @mmap_refused: out: the pattern a refused page of a mapping reads as:
+ *	this non-zero value in every aligned __u64 of the page, chosen at
+ *	random when the driver loads (KMEM_RO_FEAT_MMAP_REFUSED; see the
+ *	mmap rules above).  Since ABI version 4.
  *
  * Errors: EFAULT (bad @ram_addr or argument pointer), EINVAL (flags,
  * @reserved, @ram_addr/@ram_cap mismatch, size below KMEM_RO_INFO_SIZE_VER0),
@@ -186,10 +213,12 @@ struct kmem_ro_info {
 	__u64 vmcoreinfo_addr;
 	__u32 vmcoreinfo_size;
 	__u32 reserved2;
+	__u64 mmap_refused;
 };
 
 #define KMEM_RO_INFO_SIZE_VER0	152	/* sizeof first published */
 #define KMEM_RO_INFO_SIZE_VER1	168	/* + vmcoreinfo_addr, _size */
+#define KMEM_RO_INFO_SIZE_VER2	176	/* + mmap_refused */
 
 #define KMEM_RO_IOC_INFO	_IOWR(KMEM_RO_IOC_MAGIC, 0x00, struct kmem_ro_info)
 

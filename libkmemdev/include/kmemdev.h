@@ -360,7 +360,7 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  * above, outside the vmalloc and module areas, below kernel_map) to
  * kaddr - page_offset.  The whole range must then lie inside one System
  * RAM range, counting only the pages wholly inside it (a partial page at
- * either end of a range is never mappable: the driver would raise SIGBUS).
+ * either end of a range is never mappable: it is not System RAM).
  *
  * The first use of a RAM range maps all of it (PROT_READ, MAP_SHARED);
  * that costs address space, not memory, as the driver fills page tables on
@@ -371,9 +371,15 @@ KMEMDEV_API int kmemdev_parse_addr(struct kmemdev *h, const char *expr,
  * its direct-map address.
  *
  * The memory is live: it may change while read, and reads wider than the
- * CPU's natural width are not atomic.  Touching a page the kernel cannot
- * read through its own direct map (memfd_secret, offline or
- * hardware-poisoned pages) raises SIGBUS (/proc/kcore shows zeros).
+ * CPU's natural width are not atomic.  A page the driver will not show
+ * (memfd_secret, offline or hardware-poisoned pages, memory whose type is
+ * not write-back; /proc/kcore shows them as zeros) and, once mmap_ram is
+ * set back to 0, all RAM beyond the kernel text, reads as the driver's
+ * refused page: the non-zero pattern kmem_ro_info.mmap_refused
+ * (kmemdev_info()) in every aligned u64, never a signal.  Check a copy
+ * with kmemdev_map_refused() and read it again with kmemdev_read(), which
+ * does both for you.  A driver without KMEM_RO_FEAT_MMAP_REFUSED raised
+ * SIGBUS there: with such a driver the library maps only the text.
  *
  * Anything else fails with -ENXIO: vmalloc memory (including vmapped
  * stacks and vmalloc'ed per-CPU chunks), modules, fixmap, user addresses,
@@ -396,11 +402,36 @@ KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 			    const void **ptr);
 
 /**
+ * @brief Does a copy from kmemdev_map() memory maybe hold a refused page?
+ *
+ * Loads one aligned u64 of every page [ptr, ptr + len) touches and
+ * compares it with kmem_ro_info.mmap_refused, with fences so that it
+ * orders against a copy made before or after it.  Call it before and
+ * after copying: if either says true, read the range with kmemdev_read()
+ * instead, which gives the driver's answer for it (data, or the errno
+ * where /proc/kcore shows zeros).  A page whose data happens to equal the
+ * pattern only costs that read.  An entry turns into the refused page,
+ * and back, only after the driver unmaps it; a copy between two checks
+ * that see no pattern read none, unless the page was revoked and shown
+ * again (two unmaps: memory offlined and onlined, mmap_ram written twice)
+ * during the copy.
+ *
+ * @param h handle
+ * @param ptr a pointer kmemdev_map() returned for at least len bytes
+ * @param len number of bytes
+ * @return true if a page shows the pattern; false if none does, for a
+ *	driver without KMEM_RO_FEAT_MMAP_REFUSED, or a NULL or 0 argument
+ */
+KMEMDEV_API bool kmemdev_map_refused(struct kmemdev *h, const void *ptr, size_t len);
+
+/**
  * @brief Copy kernel memory into a buffer, from whichever source serves it.
  *
- * Device handle: through kmemdev_map() when the range is mappable, with
- * everything said there (SIGBUS on hidden pages included); the copy is a
- * snapshot only as far as memcpy() of live memory is one.  When it is not
+ * Device handle: through kmemdev_map() when the range is mappable; the
+ * copy is a snapshot only as far as memcpy() of live memory is one.  A
+ * range in which kmemdev_map_refused() sees the refused page, before or
+ * after the copy, is read by the driver as below: a page it refuses gives
+ * the driver's errno, never the pattern or a signal.  When it is not
  * (kmemdev_map() says -ENXIO or -EOPNOTSUPP: vmalloc, modules, per-CPU
  * chunks, RAM by default: mmap_ram=0), the driver reads the range: with
  * one pread() of the device at KMEM_RO_READ_OFFSET(kaddr) when it has
@@ -417,7 +448,8 @@ KMEMDEV_API int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
  * the kernel's business.  -ENXIO when some byte lies in no segment.
  *
  * All or nothing: on failure @p buf is left as it was, except after an
- * I/O error of /proc/kcore itself.
+ * I/O error of /proc/kcore itself, or when a page of a mapping was revoked
+ * during the copy and the driver then refused it.
  *
  * @param h handle
  * @param kaddr kernel virtual address

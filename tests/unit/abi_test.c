@@ -26,7 +26,7 @@ START_TEST(test_info_layout)
 {
 	typedef struct kmem_ro_info I;
 
-	ck_assert_uint_eq(sizeof(I), 168);
+	ck_assert_uint_eq(sizeof(I), 176);
 	ck_assert_uint_eq(offsetof(I, size), 0);
 	ck_assert_uint_eq(offsetof(I, flags), 8);
 	ck_assert_uint_eq(offsetof(I, abi_version), 16);
@@ -51,6 +51,7 @@ START_TEST(test_info_layout)
 	ck_assert_uint_eq(offsetof(I, vmcoreinfo_addr), 152);
 	ck_assert_uint_eq(offsetof(I, vmcoreinfo_size), 160);
 	ck_assert_uint_eq(offsetof(I, reserved2), 164);
+	ck_assert_uint_eq(offsetof(I, mmap_refused), 168);
 }
 END_TEST
 
@@ -61,8 +62,10 @@ START_TEST(test_info_size_ver0)
 			  offsetofend(struct kmem_ro_info, reserved));
 	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER1,
 			  offsetofend(struct kmem_ro_info, reserved2));
+	ck_assert_uint_eq(KMEM_RO_INFO_SIZE_VER2,
+			  offsetofend(struct kmem_ro_info, mmap_refused));
 	/* No implicit tail padding for the driver to leak or reject. */
-	ck_assert_uint_eq(sizeof(struct kmem_ro_info), KMEM_RO_INFO_SIZE_VER1);
+	ck_assert_uint_eq(sizeof(struct kmem_ro_info), KMEM_RO_INFO_SIZE_VER2);
 }
 END_TEST
 
@@ -88,6 +91,7 @@ START_TEST(test_u64_alignment)
 		  FIELD_SIZE(struct kmem_ro_info, reserved),
 		  FIELD_SIZE(struct kmem_ro_info, reserved[0]) },
 		F(vmcoreinfo_addr), F(vmcoreinfo_size), F(reserved2),
+		F(mmap_refused),
 #undef F
 	};
 	size_t i, next = 0;
@@ -119,11 +123,12 @@ START_TEST(test_ioctl_number)
 	defined(__riscv)
 	/*
 	 * The raw number as programs built against this header know it
-	 * (generic _IOC layout; the size field is 168 since ABI version 2).
-	 * Programs built before use 0xC098BE00 (152): the driver ignores the
-	 * size bits above KMEM_RO_INFO_SIZE_VER0 (driver/main.c).
+	 * (generic _IOC layout; the size field is 176 since ABI version 4,
+	 * 168 from version 2).  Programs built before use 0xC0A8BE00 or
+	 * 0xC098BE00 (152): the driver ignores the size bits above
+	 * KMEM_RO_INFO_SIZE_VER0 (driver/main.c).
 	 */
-	ck_assert_uint_eq(cmd, 0xC0A8BE00UL);
+	ck_assert_uint_eq(cmd, 0xC0B0BE00UL);
 #endif
 }
 END_TEST

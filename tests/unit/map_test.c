@@ -37,7 +37,8 @@ static const struct kmem_ro_info layout = {
 	.abi_version = 1,
 	.page_size = 4096,
 	.features = KMEM_RO_FEAT_INFO | KMEM_RO_FEAT_MMAP_TEXT |
-		    KMEM_RO_FEAT_MMAP_RAM,
+		    KMEM_RO_FEAT_MMAP_RAM | KMEM_RO_FEAT_MMAP_REFUSED,
+	.mmap_refused = 0x6b5e0d1c2a3f4e59ULL,
 	.pmd_size = 2 << 20,
 	.page_offset = PAGE_OFFSET,
 	.phys_base = PHYS_BASE,
@@ -478,6 +479,58 @@ static void check_bytes(const unsigned char *b, uint64_t phys, size_t len)
 		ck_assert_uint_eq(b[i], pattern(phys + i));
 }
 
+/*
+ * A page holding the refused pattern (here written into the file, as the
+ * driver maps its refused page) is seen before the copy, and the read goes
+ * to the device: pread() of a memfd past its end, which reads nothing, so
+ * -EFAULT and buf as it was, never the pattern.
+ */
+START_TEST(test_file_refused_page_read_by_device)
+{
+	struct kmemdev *h = file_handle(layout.features);
+	uint64_t words[512], buf[4] = { 1, 2, 3, 4 };
+	const void *p;
+	size_t i;
+
+	for (i = 0; i < 512; i++)
+		words[i] = layout.mmap_refused;
+	ck_assert_int_eq(pwrite(kmemdev_fd(h), words, sizeof(words), 0x101000),
+			 (ssize_t)sizeof(words));
+	ck_assert_int_eq(kmemdev__maps_init(h, ram, NR_RAM), 0);
+	ck_assert_int_eq(kmemdev_map(h, PAGE_OFFSET + 0x101ff0, 16, &p), 0);
+	ck_assert(kmemdev_map_refused(h, p, 16));
+	/* a copy that ends in the refused page, one that starts before it */
+	ck_assert(kmemdev_map_refused(h, (const char *)p - 0x1000, 0x1001));
+	ck_assert(!kmemdev_map_refused(h, (const char *)p - 0x1000, 0x10));
+	ck_assert(!kmemdev_map_refused(h, p, 0));
+	ck_assert(!kmemdev_map_refused(NULL, p, 16));
+	ck_assert_int_eq(kmemdev_read(h, PAGE_OFFSET + 0x101ff0, buf, sizeof(buf)), -EFAULT);
+	ck_assert_uint_eq(buf[0], 1);
+	ck_assert_uint_eq(buf[3], 4);
+	/* the page before reads from the mapping */
+	ck_assert_int_eq(kmemdev_read(h, PAGE_OFFSET + 0x100010, buf, 16), 0);
+	check_bytes((const unsigned char *)buf, 0x100010, 16);
+	kmemdev_close(h);
+}
+END_TEST
+
+/*
+ * An older driver (no KMEM_RO_FEAT_MMAP_REFUSED) raises SIGBUS on a page
+ * it refuses: RAM beyond the text is never mapped, the text still is.
+ */
+START_TEST(test_file_old_driver_maps_text_only)
+{
+	struct kmemdev *h = file_handle(layout.features & ~KMEM_RO_FEAT_MMAP_REFUSED);
+	const void *p;
+
+	ck_assert_int_eq(kmemdev__maps_init(h, ram, NR_RAM), 0);
+	ck_assert_int_eq(kmemdev_map(h, PAGE_OFFSET + 0x100000, 8, &p), -ENXIO);
+	ck_assert_int_eq(kmemdev_map(h, TEXT_START, 8, &p), 0);
+	ck_assert(!kmemdev_map_refused(h, p, 8));
+	kmemdev_close(h);
+}
+END_TEST
+
 START_TEST(test_file_read)
 {
 	struct kmemdev *h = file_handle(layout.features);
@@ -701,6 +754,8 @@ static Suite *map_suite(void)
 	tcase_add_test(file, test_file_unmapped_on_close);
 	tcase_add_test(file, test_file_unsorted_ram);
 	tcase_add_test(file, test_file_concurrent_first_use);
+	tcase_add_test(file, test_file_refused_page_read_by_device);
+	tcase_add_test(file, test_file_old_driver_maps_text_only);
 	tcase_add_test(file, test_handle_without_device);
 	tcase_set_timeout(file, 30);
 	suite_add_tcase(s, file);

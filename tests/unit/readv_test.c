@@ -126,7 +126,7 @@ START_TEST(test_read_falls_back_to_readv)
 	unsigned char buf[300];
 	const void *p;
 
-	open_fake(KMEM_RO_FEAT_READV | KMEM_RO_FEAT_MMAP_RAM);
+	open_fake(KMEM_RO_FEAT_READV | KMEM_RO_FEAT_MMAP_RAM | KMEM_RO_FEAT_MMAP_REFUSED);
 	no_ram();
 	ck_assert_int_eq(kmemdev_map(h, 0xffffffffc0001000ULL, 8, &p), -ENXIO);
 	memset(buf, 0xa5, sizeof(buf));
@@ -164,7 +164,7 @@ START_TEST(test_read_without_readv_is_enxio)
 {
 	unsigned char buf[8];
 
-	open_fake(KMEM_RO_FEAT_MMAP_RAM);
+	open_fake(KMEM_RO_FEAT_MMAP_RAM | KMEM_RO_FEAT_MMAP_REFUSED);
 	no_ram();
 	ck_assert_int_eq(kmemdev_read(h, 0xffffffffc0001000ULL, buf, 8),
 			 -ENXIO);

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kmemdev.h"
 #include "vmtest.h"
 
 #ifndef SYS_memfd_secret
@@ -129,6 +130,36 @@ static int walk_from(int fd, uint64_t head, uint64_t start, struct kmem_ro_walk 
 	return vt_ioctl(fd, KMEM_RO_IOC_WALK, w);
 }
 
+/*
+ * Physical page @phys mapped (mmap_ram=1) reads as the refused page, no
+ * signal; kmemdev_read() of @kaddr, which the library maps there, gives
+ * what the device's pread() gives: its errno, buf untouched.
+ */
+static void assert_mapped_as_device(int fd, const struct kmem_ro_info *info, uint64_t phys,
+				    uint64_t kaddr)
+{
+	static char dev[PAGE], lib[PAGE];
+	const volatile uint64_t *m = vt_map_phys(fd, phys, PAGE);
+	struct kmemdev *h;
+	unsigned char c;
+	ssize_t got;
+	int want;
+
+	ck_assert_ptr_ne((void *)m, MAP_FAILED);
+	ck_assert_int_eq(vt_probe_read(m, &c), 0);
+	ck_assert_uint_eq(m[0], info->mmap_refused);
+	munmap((void *)m, PAGE);
+	got = pread(fd, dev, PAGE, KMEM_RO_READ_OFFSET(kaddr));
+	want = -errno;
+	ck_assert_int_lt(got, 0);
+	ck_assert_int_eq(kmemdev_open(&h, NULL), 0);
+	memset(lib, 0x11, PAGE);
+	ck_assert_int_eq(kmemdev_read(h, kaddr, lib, PAGE), want);
+	ck_assert_int_eq(lib[0], 0x11);
+	ck_assert(!memmem(lib, PAGE, secret, sizeof(secret) - 1));
+	kmemdev_close(h);
+}
+
 START_TEST(secret_pages_in_image_alias)
 {
 	static struct landed landed[WANT_LANDED];
@@ -167,6 +198,14 @@ START_TEST(secret_pages_in_image_alias)
 			      (long long)res);
 		ck_assert_msg(!memmem(buf, sizeof(buf), secret, sizeof(secret) - 1),
 			      "secret bytes copied from %#llx", (unsigned long long)alias);
+		/*
+		 * Under mmap_ram=1 a mapping shows the refused page there, and the
+		 * library reads both addresses as the device's pread() does.
+		 */
+		vt_mmap_ram_on();
+		assert_mapped_as_device(fd, &info, phys, direct);
+		assert_mapped_as_device(fd, &info, phys, alias);
+		vt_mmap_ram_off();
 		if (res == -EFAULT)
 			continue;
 		eperm++;

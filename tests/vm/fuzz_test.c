@@ -95,7 +95,7 @@
 #define TAIL		(1 * MIB)
 
 /* Histogram codes: 0 ok, errno, or a signal seen when touching a page. */
-enum { CODE_SIGBUS = 134, CODE_SIGSEGV, NCODES };
+enum { CODE_SIGBUS = 134, CODE_SIGSEGV, CODE_REFUSED, NCODES };
 
 /* A mutation whose errno alone cannot be predicted: only the allowed set. */
 #define ANY	(-1)
@@ -218,7 +218,7 @@ struct fuzz {
 	/* memory */
 	char *rw, *ro, *none, *edge, *big, *tail;	/* tail: TAIL bytes, then a guard */
 	const char *kmap_text;
-	const char *kmap_hole;	/* a mapped page that is not RAM: SIGBUS */
+	const char *kmap_hole;	/* a mapped page that is not RAM: the refused page */
 	uint64_t hole_pfn;
 
 	struct map maps[MAX_MAPS];
@@ -313,6 +313,8 @@ static const char *code_name(int code)
 		return "SIGBUS";
 	if (code == CODE_SIGSEGV)
 		return "SIGSEGV";
+	if (code == CODE_REFUSED)
+		return "refused_page";
 	s = strerrorname_np(code);
 	if (s)
 		return s;
@@ -871,7 +873,11 @@ static uint64_t bad_ptr(struct fuzz *f)
 {
 	switch (below(f, 6)) {
 	case 5:
-		return (uintptr_t)f->kmap_hole + below(f, PAGE);	/* our fault: SIGBUS */
+		/*
+		 * The end of a user mapping: a device hole no longer is one (the
+		 * refused page reads), but the guard page after TAIL faults.
+		 */
+		return (uintptr_t)f->tail + TAIL + below(f, PAGE);
 	case 0:
 		return (uintptr_t)f->none + below(f, NONE_LEN);
 	case 1:
@@ -3269,10 +3275,16 @@ static int touch_expect(struct fuzz *f, const struct map *m, uint64_t off, bool 
 
 	if (m->prot == PROT_NONE || (child && m->dontfork))
 		return CODE_SIGSEGV;
-	/* nothing stands in for a hidden page: SIGBUS, as for a hole */
-	if (m->ram_mode)
-		return pfn_is_ram(f, pfn) && !pfn_is_hidden(f, pfn) ? 0 : CODE_SIGBUS;
-	return pfn_is_text(f, pfn) ? 0 : CODE_SIGBUS;
+	/*
+	 * The refused page stands in for a hidden page and a hole, and for
+	 * RAM beyond the text since mmap_ram went to 0 (revoked): never a
+	 * signal.
+	 */
+	if (pfn_is_text(f, pfn))
+		return 0;
+	if (m->ram_mode && f->mmap_ram)
+		return pfn_is_ram(f, pfn) && !pfn_is_hidden(f, pfn) ? 0 : CODE_REFUSED;
+	return CODE_REFUSED;
 }
 
 static const char *page_cls(struct fuzz *f, const struct map *m, uint64_t off)
@@ -3319,10 +3331,14 @@ static int touch_map(struct fuzz *f, const struct map *m, bool quiet)
 		}
 		got = vt_probe_read(m->p + offs[i], &c);
 		got = got == SIGBUS ? CODE_SIGBUS : got == SIGSEGV ? CODE_SIGSEGV : got;
+		if (!got && *(const volatile uint64_t *)(m->p + (offs[i] & ~(PAGE - 1))) ==
+			    f->info.mmap_refused)
+			got = CODE_REFUSED;
 		f->sh->touches++;
 		if (!quiet)
 			record(f, "touch", page_cls(f, m, offs[i]), got);
-		if (got == CODE_SIGBUS && want == 0 && m->ram_mode && pfn_is_kfence(f, pfn))
+		/* a KFENCE page unmapped at the fault stays refused until a zap */
+		if (got == CODE_REFUSED && want == 0 && m->ram_mode && pfn_is_kfence(f, pfn))
 			continue;
 		if (got != want) {
 			bad++;

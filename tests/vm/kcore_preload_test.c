@@ -21,6 +21,11 @@
  *
  * /proc/kallsyms: a group member under the preload reads root's text
  * (through stdio and read()), root the real file.
+ *
+ * Pages the driver refuses under mmap_ram=1 (a memfd_secret page, a
+ * poisoned page): the mapping shows its refused page, the preload reads
+ * them through the device, and kcore_reader and drgn print kcore's zeros,
+ * never killed by a signal.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -331,6 +337,75 @@ START_TEST(drgn_same_bytes)
 	/* drgn answers a few reads without a pread() of its own */
 	ck_assert_msg(per[0] >= 0.5, "drgn made %.3f syscalls per read: not kcore?", per[0]);
 	ck_assert_msg(per[1] * 100 <= per[0], "per read: %.3f with the preload", per[1]);
+}
+END_TEST
+
+#ifndef SYS_memfd_secret
+#define SYS_memfd_secret 447
+#endif
+
+/*
+ * Under mmap_ram=1 the shim maps all RAM; a memfd_secret page and a
+ * poisoned page read as the driver's refused page there.  kcore_reader and
+ * drgn, with and without the preload, print the same (kcore's zeros) and
+ * exit normally: a driver that raised SIGBUS killed them under the preload.
+ */
+/*
+ * Run @r untraced (a traced reader's fault signal is not passed on, so a
+ * SIGBUS would fault again for ever) and say how it ended.
+ */
+static void run_free(struct run *r)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		exec_reader(r, 0);
+	ck_assert_int_eq(vt_wait_child(pid, 120000, &status), 0);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "%s %s: %s %d",
+		      r->drgn ? "drgn" : "kcore_reader", r->preload ? "with preload" : "plain",
+		      WIFSIGNALED(status) ? "killed by signal" : "exit status",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+START_TEST(refused_pages_read_as_kcore)
+{
+	struct run plain = { OUT_PLAIN, false, NULL, false }, pre = { OUT_PRELOAD, true, NULL, false };
+	int mfd = syscall(SYS_memfd_secret, 0), fd = vt_open_dev();
+	uint64_t poisoned = vt_hwpoison_page() * 4096, secret_at, poisoned_at;
+	struct kmem_ro_info in;
+	char *secret;
+	FILE *f;
+
+	ck_assert_msg(mfd >= 0, "memfd_secret: %s", strerror(errno));
+	ck_assert_int_eq(ftruncate(mfd, 4096), 0);
+	secret = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ck_assert_ptr_ne(secret, MAP_FAILED);
+	memset(secret, 0xa5, 4096);
+	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
+	ck_assert(in.features & KMEM_RO_FEAT_MMAP_RAM);
+	secret_at = in.page_offset + vt_pagemap_pfn(secret) * 4096;
+	poisoned_at = in.page_offset + poisoned;
+	f = fopen(SPEC, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "v %#jx 4096\nv %#jx 64\n", (uintmax_t)secret_at, (uintmax_t)secret_at + 100);
+	fprintf(f, "v %#jx 4096\nv %#jx 8\n", (uintmax_t)poisoned_at,
+		(uintmax_t)poisoned_at + 4088);
+	ck_assert_int_eq(fclose(f), 0);
+
+	run_free(&plain);
+	run_free(&pre);
+	assert_same_output();
+	plain.drgn = pre.drgn = true;
+	run_free(&plain);
+	run_free(&pre);
+	assert_same_output();
+	printf("kcore_preload: a secret and a poisoned page read as kcore's, with and "
+	       "without the preload, by kcore_reader and drgn\n");
+	munmap(secret, 4096);
+	close(mfd);
+	close(fd);
 }
 END_TEST
 
@@ -1211,6 +1286,7 @@ int main(void)
 	tcase_add_test(tc, drgn_same_bytes);
 	tcase_add_test(tc, drgn_group_member);
 	tcase_add_test(tc, kallsyms_group_member);
+	tcase_add_test(tc, refused_pages_read_as_kcore);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("signals_fork");

@@ -418,7 +418,7 @@ static void op_mmap(struct reader *r)
 	if (!c->mmap_ram && kind != 0) {
 		/*
 		 * mmap_ram=0 maps RAM that meets the text, but only the text
-		 * in it reads: the rest raises SIGBUS, as documented.
+		 * in it reads: the rest is the refused page, as documented.
 		 */
 		uint64_t text_len = (c->info.text_end - c->info.text_start + PAGE - 1) & ~(PAGE - 1);
 

@@ -26,6 +26,7 @@ static const struct bitname feature_names[] = {
 	{ KMEM_RO_FEAT_EVENTS, "events" },
 	{ KMEM_RO_FEAT_VMCOREINFO, "vmcoreinfo" },
 	{ KMEM_RO_FEAT_PROBE_FILTER, "probe-filter" },
+	{ KMEM_RO_FEAT_MMAP_REFUSED, "mmap-refused" },
 };
 
 static const struct bitname ioctl_names[] = {

@@ -154,9 +154,15 @@ static int read_one(struct ps_snap *s, uint64_t addr, void *buf, size_t len)
 		return 0;
 	case PS_BACKEND_MMAP:
 		err = kmemdev_map(s->h, addr, len, &p);
-		if (!err)
-			memcpy(buf, p, len);
-		return err;
+		if (err)
+			return err;
+		/* a page the driver refuses: its answer, as kmemdev_read() gives */
+		if (kmemdev_map_refused(s->h, p, len))
+			return kmemdev_read(s->h, addr, buf, len);
+		memcpy(buf, p, len);
+		if (kmemdev_map_refused(s->h, p, len))
+			return kmemdev_read(s->h, addr, buf, len);
+		return 0;
 	case PS_BACKEND_READV:
 	case PS_BACKEND_WALK:
 		s->calls++;
