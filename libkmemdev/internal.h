@@ -305,7 +305,10 @@ KMEMDEV_INTERNAL int kmemdev__kallsyms_decode(const struct kmemdev_kallsyms *t,
 
 /*
  * Symbols of every module on the list at head (&modules), as
- * module_get_kallsym() and s_show() print them.  Needs BTF.
+ * module_get_kallsym() and s_show() print them (modsyms.c).  Needs BTF
+ * and INFO's module area (-EOPNOTSUPP without).  fn sees one walk that
+ * passed every check, or nothing: -EAGAIN when every walk found the list
+ * changing or torn, -E2BIG when the last ran out of its byte budget.
  */
 KMEMDEV_INTERNAL int kmemdev__kallsyms_modules(struct kmemdev *h, uint64_t head,
 					       kmemdev__sym_fn fn, void *arg);

@@ -48,11 +48,15 @@ static const struct op_text texts[] = {
 	{ KMEMDEV_OP_SYMBOL, ERANGE, "a number or the resulting address does not fit in 64 bits" },
 	{ KMEMDEV_OP_SYMBOL, ENAMETOOLONG, "the name is too long for a probe (KMEM_RO_PROBE_NAME_LEN)" },
 	{ KMEMDEV_OP_SYMBOL, EOVERFLOW, "more matches than the library can count" },
+	{ KMEMDEV_OP_SYMBOL, EAGAIN, "modules kept loading or unloading while listed: try again" },
+	{ KMEMDEV_OP_SYMBOL, E2BIG, "module symbol tables larger than one walk may read" },
 
 	/* by address: kmemdev_symbolize() */
 	{ KMEMDEV_OP_SYMBOLIZE, ENOENT, "no kernel or module symbol at or below the address" },
 	{ KMEMDEV_OP_SYMBOLIZE, EACCES, "permission denied: /proc/kallsyms hides addresses (kptr_restrict, no CAP_SYSLOG) and no kmem_ro device gives them" },
 	{ KMEMDEV_OP_SYMBOLIZE, ENODATA, "no kernel symbols: /proc/kallsyms is missing or empty (procfs not mounted, or no CONFIG_KALLSYMS)" },
+	{ KMEMDEV_OP_SYMBOLIZE, EAGAIN, "modules kept loading or unloading while listed: try again" },
+	{ KMEMDEV_OP_SYMBOLIZE, E2BIG, "module symbol tables larger than one walk may read" },
 
 	/* kmemdev_read(), kmemdev_map(), kmemdev_readv() */
 	{ KMEMDEV_OP_READ, ENXIO, "no readable memory there: not System RAM, outside every core segment, or (mapping) vmalloc, module or other unmappable memory" },

@@ -385,36 +385,23 @@ static int device_sym(void *arg, uint64_t addr, char type, const char *name,
 	return add_line(arg, &l);
 }
 
-/* Whole reads of the module list before its changes count as an error. */
-#define MODULE_LIST_TRIES	3
-
 /*
- * A module leaving while its symbols are read fails that read (its memory
- * is gone, or its list pointer leads elsewhere): read everything again,
- * as a load error would otherwise stick to the handle.
+ * The kernel's own tables through the device (kallsyms.c, modsyms.c: the
+ * module walk starts again by itself when the list changes under it).
  */
-static bool list_changed(int err)
-{
-	return err == -EFAULT || err == -ENXIO || err == -ELOOP || err == -EPROTO;
-}
-
-/* The kernel's own tables through the device (kallsyms.c). */
 static int load_device(struct kmemdev *h)
 {
-	int err, tries = 0;
+	struct parser ps = { 0 };
+	int err;
 
-	do {
-		struct parser ps = { 0 };
-
-		err = kmemdev__kallsyms_read(h, device_sym, &ps);
-		if (!err)
-			err = build(&ps, &h->syms);
-		if (err) {
-			free(ps.strings);
-			kmemdev__symtab_free(&h->syms);
-		}
-		free(ps.syms);
-	} while (list_changed(err) && ++tries < MODULE_LIST_TRIES);
+	err = kmemdev__kallsyms_read(h, device_sym, &ps);
+	if (!err)
+		err = build(&ps, &h->syms);
+	if (err) {
+		free(ps.strings);
+		kmemdev__symtab_free(&h->syms);
+	}
+	free(ps.syms);
 	return err;
 }
 
@@ -469,7 +456,10 @@ static int load(struct kmemdev *h)
 	return err;
 }
 
-/* Load on first use; a failure sticks unless retrying could help. */
+/*
+ * Load on first use; a failure sticks unless retrying could help: out of
+ * memory, or a module list that kept changing while it was read.
+ */
 static int symbols(struct kmemdev *h, const struct kmemdev_symtab **tab)
 {
 	int err;
@@ -479,7 +469,7 @@ static int symbols(struct kmemdev *h, const struct kmemdev_symtab **tab)
 		err = h->sym_err;
 	} else {
 		err = load(h);
-		if (err != -ENOMEM) {
+		if (err != -ENOMEM && err != -EAGAIN) {
 			h->sym_loaded = true;
 			h->sym_err = err;
 		}

@@ -31,7 +31,6 @@
 #define PROBE_LINES	1024
 #define PROBE_BUF	4096
 #define OUT_BUF		(256 << 10)
-#define WALK_TRIES	3
 /* address, type, name (KSYM_NAME_LEN), module name, separators */
 #define LINE_MAX_LEN	1024
 
@@ -140,16 +139,14 @@ static int device_text(bool cloexec)
 		goto out_close;
 	o.fd = memfd_create("kallsyms", (cloexec ? MFD_CLOEXEC : 0) | MFD_ALLOW_SEALING);
 	if (o.fd >= 0) {
-		/* a module that leaves during the walk fails it: again (symbols.c) */
-		for (int tries = 0; tries < WALK_TRIES; tries++) {
-			o.len = 0;
-			err = ftruncate(o.fd, 0) || lseek(o.fd, 0, SEEK_SET) ? -errno :
-			      kmemdev__kallsyms_read(h, emit, &o);
-			if (!err)
-				err = flush(&o);
-			if (!err)
-				break;
-		}
+		/*
+		 * The module walk hands out a consistent snapshot or fails
+		 * (modsyms.c: it starts again by itself while the list
+		 * changes); on failure the caller keeps the real file.
+		 */
+		err = kmemdev__kallsyms_read(h, emit, &o);
+		if (!err)
+			err = flush(&o);
 		if (err || lseek(o.fd, 0, SEEK_SET) ||
 		    fcntl(o.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
 						 F_SEAL_WRITE | F_SEAL_SEAL)) {

@@ -32,6 +32,15 @@
  *  xa_badshift   an XArray whose head node is vbuf + 4: its shift byte is
  *                28, no multiple of XA_CHUNK_SHIFT
  *  xa_unmapped   an XArray whose head node is vguard: unreadable
+ *  fakemod_<k>   a module list head (k: good, badlink, bignum, bigname,
+ *                outside) whose struct modules lie in this module's data
+ *                (the module area), each with one symbol "fake_sym" at
+ *                testobj_show, as a module that unloads under a walker may
+ *                leave them: good as the kernel keeps them; badlink, a
+ *                second module whose prev is not the first; bignum,
+ *                kallsyms->num_symtab 2,000,000; bigname, the symbol's
+ *                st_name 0xfffffff0; outside, mod->kallsyms in kmalloc()ed
+ *                memory (not the module area)
  *
  * Writing a PFN to kmem_ro_testobj_pmd makes ptarea's PMD entry a table
  * entry pointing at that page (a stale or corrupt kernel page table, as a
@@ -112,8 +121,65 @@ static pmd_t *ptarea_pmd, ptarea_real;
 static bool ptarea_faked;
 static DEFINE_MUTEX(ptarea_lock);
 
+/* Module lists a walker of the module list may find (see the top). */
+enum { FM_GOOD, FM_BADLINK, FM_BIGNUM, FM_BIGNAME, FM_OUTSIDE, FM_N };
+static const char *const fm_names[FM_N] = {
+	"good", "badlink", "bignum", "bigname", "outside",
+};
+static struct list_head fm_heads[FM_N];
+static struct module fm_mods[FM_N][2];
+static struct mod_kallsyms fm_ks[FM_N];
+static Elf_Sym fm_symtab[FM_N][2];
+static char fm_types[FM_N][2];
+static char fm_strtab[] = "\0fake_sym";
+static struct mod_kallsyms *fm_outside;
+
+static int testobj_show(struct seq_file *m, void *unused);
+
+static void fake_module(int k, int i)
+{
+	struct module *mod = &fm_mods[k][i];
+
+	snprintf(mod->name, sizeof(mod->name), "fake_%s", fm_names[k]);
+	mod->state = MODULE_STATE_LIVE;
+	RCU_INIT_POINTER(mod->kallsyms, &fm_ks[k]);
+	list_add_tail(&mod->list, &fm_heads[k]);
+}
+
+static int fake_modules_init(void)
+{
+	int k;
+
+	fm_outside = kzalloc(sizeof(*fm_outside), GFP_KERNEL);
+	if (!fm_outside)
+		return -ENOMEM;
+	for (k = 0; k < FM_N; k++) {
+		INIT_LIST_HEAD(&fm_heads[k]);
+		fm_symtab[k][1].st_name = 1;
+		fm_symtab[k][1].st_value = (unsigned long)testobj_show;
+		fm_types[k][0] = 'U';
+		fm_types[k][1] = 't';
+		fm_ks[k].symtab = fm_symtab[k];
+		fm_ks[k].num_symtab = 2;
+		fm_ks[k].strtab = fm_strtab;
+		fm_ks[k].typetab = fm_types[k];
+		fake_module(k, 0);
+	}
+	fake_module(FM_BADLINK, 1);
+	fm_mods[FM_BADLINK][1].list.prev = &fm_heads[FM_BADLINK];
+	fm_ks[FM_BIGNUM].num_symtab = 2000000;
+	fm_symtab[FM_BIGNAME][1].st_name = 0xfffffff0;
+	*fm_outside = fm_ks[FM_OUTSIDE];
+	RCU_INIT_POINTER(fm_mods[FM_OUTSIDE][0].kallsyms, fm_outside);
+	return 0;
+}
+
 static int testobj_show(struct seq_file *m, void *unused)
 {
+	int k;
+
+	for (k = 0; k < FM_N; k++)
+		seq_printf(m, "fakemod_%s 0x%lx\n", fm_names[k], (unsigned long)&fm_heads[k]);
 	seq_printf(m, "good_head 0x%lx\n", (unsigned long)&good_head);
 	seq_printf(m, "loop_head 0x%lx\n", (unsigned long)&loop_head);
 	seq_printf(m, "corrupt_head 0x%lx\n", (unsigned long)&corrupt_head);
@@ -422,7 +488,7 @@ static int __init testobj_init(void)
 	for (i = 0; i < VBUF_PAGES * PAGE_SIZE; i++)
 		vbuf[i] = (i * 7) & 0xff;
 
-	if (fill_indexed() || ptarea_init())
+	if (fake_modules_init() || fill_indexed() || ptarea_init())
 		goto out_free_all;
 
 	dir = debugfs_create_file("kmem_ro_testobj", 0400, NULL, NULL, &testobj_fops);
@@ -433,6 +499,7 @@ static int __init testobj_init(void)
 	return 0;
 
 out_free_all:
+	kfree(fm_outside);
 	free_slab();
 	if (mmio)
 		iounmap(mmio);
@@ -458,6 +525,7 @@ static void __exit testobj_exit(void)
 	if (!wc_set || !set_memory_wb(wc_page, 1))
 		free_page(wc_page);
 	ptarea_exit();
+	kfree(fm_outside);
 	free_slab();
 	iounmap(mmio);
 	vfree(vbuf);
