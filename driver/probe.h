@@ -44,6 +44,8 @@
 #define PROBE_PENDING	(1U << 30)
 /* enabled by the current ENABLE, undone if a later kprobe fails. */
 #define PROBE_SWITCHED	(1U << 29)
+/* Made without CAP_PERFMON or CAP_SYS_ADMIN (probe_group): charged to @uid. */
+#define PROBE_GRANTED	(1U << 28)
 #define PROBE_UAPI_FLAGS	(KMEM_RO_PROBE_ENABLED | KMEM_RO_PROBE_KPROBE | KMEM_RO_PROBE_GONE)
 
 struct kmem_ro_probe {
@@ -53,6 +55,7 @@ struct kmem_ro_probe {
 	unsigned long addr;
 	u32 offset;
 	u32 flags;			/* KMEM_RO_PROBE_ENABLED, _KPROBE, _GONE */
+	kuid_t uid;			/* PROBE_GRANTED: whose quota it takes */
 	u64 __percpu *hits;		/* only ever incremented */
 	u64 base;			/* hits before the last RESET */
 	u64 taken;			/* STATS: this call's count, for an id named twice */
@@ -141,8 +144,9 @@ bool kmem_ro_probe_allowed(void);
 int kmem_ro_probe_switch_errno(int err);
 struct kmem_ro_probe_set *kmem_ro_probe_set(struct file *file, bool create);
 void kmem_ro_probe_free(struct kmem_ro_probe *p);
-bool kmem_ro_probe_reserve(const struct kmem_ro_probe_set *set);
-void kmem_ro_probe_unreserve(void);
+int kmem_ro_probe_reserve(const struct kmem_ro_probe_set *set,
+			  const struct kmem_ro_probe_caller *who);
+void kmem_ro_probe_unreserve(bool granted, kuid_t uid);
 void kmem_ro_probe_delete(struct kmem_ro_probe_set *set, struct kmem_ro_probe **p,
 			  unsigned int n);
 
@@ -162,6 +166,11 @@ int kmem_ro_ftrace_disable(struct kmem_ro_probe_set *set,
 
 /* probe_filter.c */
 void kmem_ro_probe_filter_free(struct kmem_ro_probe_filter_state *f);
+
+/* probe_user.c */
+int kmem_ro_probe_user_charge(kuid_t uid);
+void kmem_ro_probe_user_uncharge(kuid_t uid);
+void kmem_ro_probe_user_exit(void);
 
 /* probe_module.c */
 bool kmem_ro_text_dead(const char *mod, unsigned long addr);

@@ -170,7 +170,8 @@ static int kmem_ro_kprobe_errno(int err)
  */
 static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 					       const struct kmem_ro_probe_spec *spec,
-					       const char *name)
+					       const char *name,
+					       const struct kmem_ro_probe_caller *who)
 {
 	unsigned long key = spec->addr + spec->offset;
 	struct kmem_ro_probe *p;
@@ -178,8 +179,9 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 
 	if (rhashtable_lookup_fast(&set->ht, &key, kmem_ro_probe_params))
 		return ERR_PTR(-EEXIST);
-	if (!kmem_ro_probe_reserve(set))
-		return ERR_PTR(-ENOSPC);
+	err = kmem_ro_probe_reserve(set, who);
+	if (err)
+		return ERR_PTR(err);
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p) {
 		err = -ENOMEM;
@@ -209,6 +211,10 @@ static struct kmem_ro_probe *kmem_ro_probe_new(struct kmem_ro_probe_set *set,
 		if (spec->flags & KMEM_RO_PROBE_ENABLED)
 			p->flags |= KMEM_RO_PROBE_ENABLED;
 	}
+	if (who->granted) {
+		p->flags |= PROBE_GRANTED;
+		p->uid = who->uid;
+	}
 	p->id = ++set->last_id;		/* an id is never given twice */
 	err = xa_insert(&set->probes, p->id, p, GFP_KERNEL_ACCOUNT);
 	if (err)
@@ -230,7 +236,7 @@ out_unregister:
 out_free:
 	kmem_ro_probe_free(p);
 out_unreserve:
-	kmem_ro_probe_unreserve();
+	kmem_ro_probe_unreserve(who->granted, who->uid);
 	return ERR_PTR(err);
 }
 
@@ -248,6 +254,7 @@ struct kmem_ro_probe_made {
  */
 static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro_probe_chunk *c,
 				   unsigned int first, unsigned int n,
+				   const struct kmem_ro_probe_caller *who,
 				   struct kmem_ro_probe_made *made, unsigned int *nr_made)
 {
 	unsigned int i;
@@ -261,7 +268,12 @@ static void kmem_ro_probe_add_step(struct kmem_ro_probe_set *set, struct kmem_ro
 
 		if (c->results[i])
 			continue;
-		p = kmem_ro_probe_new(set, &c->specs[i], c->names[i]);
+		/* killed: the call fails and undoes what it made */
+		if (fatal_signal_pending(current)) {
+			c->results[i] = -EINTR;
+			continue;
+		}
+		p = kmem_ro_probe_new(set, &c->specs[i], c->names[i], who);
 		if (IS_ERR(p)) {
 			c->results[i] = PTR_ERR(p);
 			continue;
@@ -340,6 +352,7 @@ long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg)
 	struct kmem_ro_probe_made *made = NULL;
 	struct kmem_ro_probe **scratch = NULL;
 	struct kmem_ro_probe_chunk *c = NULL;
+	struct kmem_ro_probe_caller who;
 	struct kmem_ro_probe_set *set;
 	struct kmem_ro_probe_add a;
 	unsigned int done, n, i, nr_made = 0;
@@ -353,8 +366,9 @@ long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg)
 		return -EINVAL;
 	if (a.count > KMEM_RO_PROBE_MAX_BATCH)
 		return -E2BIG;
-	if (!kmem_ro_probe_allowed())
-		return -EPERM;
+	err = kmem_ro_probe_caller(&who, true);
+	if (err)
+		return err;
 	set = kmem_ro_probe_set(file, true);
 	if (!set)
 		return -ENOMEM;
@@ -374,8 +388,13 @@ long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg)
 			break;
 		}
 		mutex_lock(&set->lock);
-		kmem_ro_probe_add_step(set, c, done, n, made, &nr_made);
+		if (kmem_ro_probe_caller_revoked(&who))
+			err = -EPERM;
+		else
+			kmem_ro_probe_add_step(set, c, done, n, &who, made, &nr_made);
 		mutex_unlock(&set->lock);
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
 		for (i = 0; i < n && !err; i++)
 			if (put_user(c->results[i], &uspecs[done + i].result))
 				err = -EFAULT;
@@ -385,6 +404,8 @@ long kmem_ro_probe_add_ioctl(struct file *file, void __user *uarg)
 	}
 
 	mutex_lock(&set->lock);
+	if (!err && kmem_ro_probe_caller_revoked(&who))
+		err = -EPERM;
 	if (err) {
 		kmem_ro_probe_add_undo(set, made, nr_made, scratch);
 		mutex_unlock(&set->lock);

@@ -123,6 +123,12 @@ static unsigned int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct k
 
 		if (!p[i]->offset || !kmem_ro_probe_to_switch(p[i], on))
 			continue;
+		/* each kprobe patches text: killed, stop here as at a failure */
+		if (fatal_signal_pending(current)) {
+			*err = -EINTR;
+			n = i;
+			break;
+		}
 		e = on ? enable_kprobe(&p[i]->kp) : disable_kprobe(&p[i]->kp);
 		/*
 		 * kprobes' module notifier may run before ours: its module is
@@ -151,6 +157,32 @@ static unsigned int kmem_ro_probe_switch(struct kmem_ro_probe_set *set, struct k
 			WRITE_ONCE(p[i]->flags, p[i]->flags & ~PROBE_PENDING);
 	}
 	kmem_ro_ftrace_disable(set, entry, k);
+	return n;
+}
+
+/*
+ * DEL's first part: disable the enabled kprobes among @n probes one by
+ * one, each unpatching the kernel text (text_poke() and a sync of every
+ * CPU where it is not optimized), so that a killed caller stops between
+ * two; unregister_kprobes() then has nothing left to unpatch and the
+ * batch takes one grace period.  Returns how many of @p, from the first,
+ * are to be deleted: all, or with -EINTR in *@err those before the kill.
+ * A kprobe that will not disable is unpatched by unregister_kprobes().
+ */
+static unsigned int kmem_ro_probe_del_disarm(struct kmem_ro_probe **p, unsigned int n, int *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!p[i]->offset || !kmem_ro_probe_to_switch(p[i], false))
+			continue;
+		if (fatal_signal_pending(current)) {
+			*err = -EINTR;
+			return i;
+		}
+		if (!disable_kprobe(&p[i]->kp))
+			WRITE_ONCE(p[i]->flags, p[i]->flags & ~KMEM_RO_PROBE_ENABLED);
+	}
 	return n;
 }
 
@@ -232,6 +264,7 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 	u64 valid = KMEM_RO_PROBE_ALL | (op == PROBE_STATS ? KMEM_RO_PROBE_RESET : 0);
 	struct kmem_ro_probe_ids __user *uids = uarg;
 	struct kmem_ro_probe_counts counts = { };
+	struct kmem_ro_probe_caller who = { };
 	struct kmem_ro_probe_pick pk = { };
 	struct kmem_ro_probe_set *set;
 	struct kmem_ro_probe_ids a;
@@ -256,8 +289,11 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 	/* STATS by ids: one count per id; with ALL, none asks only how many */
 	if (op == PROBE_STATS && !all && a.counts_cap < a.count)
 		return -EINVAL;
-	if ((op == PROBE_ENABLE || op == PROBE_DISABLE) && !kmem_ro_probe_allowed())
-		return -EPERM;
+	if (op == PROBE_ENABLE || op == PROBE_DISABLE) {
+		err = kmem_ro_probe_caller(&who, true);
+		if (err)
+			return err;
+	}
 	set = kmem_ro_probe_set(file, false);
 	if (!set) {		/* no probe was ever added here */
 		if (!all)
@@ -277,6 +313,10 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 	}
 
 	mutex_lock(&set->lock);
+	if (kmem_ro_probe_caller_revoked(&who)) {
+		err = -EPERM;
+		goto out_unlock;
+	}
 	err = kmem_ro_probe_pick(set, &a, ids, &pk);
 	if (err)
 		goto out_unlock;
@@ -292,10 +332,14 @@ static long kmem_ro_probe_ids_ioctl(struct file *file, void __user *uarg,
 			a.done = kmem_ro_probe_pick_first(&pk, k);
 			stop_err = err;
 		}
-		err = 0;
+		/* killed: what was switched stays, the call fails */
+		if (err != -EINTR)
+			err = 0;
 		break;
 	case PROBE_DEL:
-		kmem_ro_probe_delete(set, pk.uniq, pk.nuniq);
+		/* killed: the probes before where it stopped are deleted, no more */
+		k = kmem_ro_probe_del_disarm(pk.uniq, pk.nuniq, &err);
+		kmem_ro_probe_delete(set, pk.uniq, k);
 		a.done = pk.npos;
 		break;
 	case PROBE_STATS:

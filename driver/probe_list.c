@@ -123,6 +123,11 @@ long kmem_ro_probe_list_ioctl(struct file *file, void __user *uarg)
 	}
 	ubuf = u64_to_user_ptr(a.buf_addr);
 	do {
+		/* up to max_probes entries: killed, stop between two steps */
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		room = min_t(u32, a.cap - written, PROBE_CHUNK);
 		k = 0;
 		ended = kmem_ro_probe_list_step(own, &cur, buf, room, room == a.cap - written, &k,

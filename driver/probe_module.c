@@ -177,4 +177,5 @@ void kmem_ro_probe_exit(void)
 	unregister_module_notifier(&kmem_ro_probe_module_nb);
 	list_for_each_entry_safe(d, tmp, &kmem_ro_dead, list)
 		kfree(d);
+	kmem_ro_probe_user_exit();
 }

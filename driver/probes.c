@@ -83,9 +83,47 @@ MODULE_PARM_DESC(max_probes,
  * with that (the fd already reads all kernel memory) sets probe_group.
  */
 static bool probe_group;
-module_param(probe_group, bool, 0644);
+/* times probe_group went from 1 to 0: a granted call allowed before acts no more */
+static unsigned long kmem_ro_group_gen;
+
+static void kmem_ro_probe_revoke(void);
+
+/*
+ * Turning probe_group off takes back what it gave: every probe made
+ * without CAP_PERFMON or CAP_SYS_ADMIN is deleted and every snapshot
+ * stream started so stopped, before the write returns.  Writes are
+ * serialised by the module's kernel_param_lock().
+ */
+static int kmem_ro_probe_group_set(const char *val, const struct kernel_param *kp)
+{
+	struct kernel_param tmp = *kp;
+	bool on;
+	int err;
+
+	tmp.arg = &on;
+	err = param_set_bool(val, &tmp);	/* as a bool parameter parses it */
+	if (err)
+		return err;
+	if (!on && READ_ONCE(probe_group)) {
+		/* a call that reads the new count sees probe_group off */
+		WRITE_ONCE(probe_group, false);
+		smp_store_release(&kmem_ro_group_gen, kmem_ro_group_gen + 1);
+		kmem_ro_events_revoke();
+		kmem_ro_probe_revoke();
+	}
+	WRITE_ONCE(probe_group, on);
+	return 0;
+}
+
+static const struct kernel_param_ops kmem_ro_probe_group_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = kmem_ro_probe_group_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(probe_group, &kmem_ro_probe_group_ops, &probe_group, 0644);
 MODULE_PARM_DESC(probe_group,
-		 "Let any holder of the fd add, enable and disable probes and start snapshots, without CAP_PERFMON or CAP_SYS_ADMIN (default: no)");
+		 "Let any holder of the fd add, enable and disable probes and start snapshots, without CAP_PERFMON or CAP_SYS_ADMIN; turning it off deletes those probes and stops those snapshots (default: no)");
 
 static atomic_long_t kmem_ro_nr_probes;
 
@@ -178,29 +216,83 @@ void kmem_ro_probe_free(struct kmem_ro_probe *p)
 }
 
 /**
+ * kmem_ro_probe_caller() - may the caller change what the kernel runs, and how
+ * @who: filled in: the caller's user, and whether probe_group alone lets it
+ * @kprobes: it is to make or switch probes: lockdown must allow kprobes
+ *
+ * The capabilities are asked without an audit record: with probe_group
+ * set their absence refuses nothing, it only decides what is counted.
+ *
+ * Return: 0, or -EPERM when the caller may not (kmem_ro_may_probe(), and
+ * with @kprobes kmem_ro_probe_allowed()).
+ */
+int kmem_ro_probe_caller(struct kmem_ro_probe_caller *who, bool kprobes)
+{
+	/* first: probe_group read after it was turned off is off (the setter) */
+	who->gen = smp_load_acquire(&kmem_ro_group_gen);
+	if (kprobes ? !kmem_ro_probe_allowed() : !kmem_ro_may_probe())
+		return -EPERM;
+	who->uid = current_uid();
+	who->granted = !ns_capable_noaudit(&init_user_ns, CAP_PERFMON) &&
+		       !ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+	return 0;
+}
+
+/**
+ * kmem_ro_probe_caller_revoked() - was probe_group turned off since the call began?
+ * @who: the caller, as kmem_ro_probe_caller() found it
+ *
+ * Asked under the lock the call then acts under (a set's lock, the
+ * snapshot list's lock), which the revocation takes after counting.
+ *
+ * Return: true if @who was granted and probe_group has been turned off
+ * since: the call must do nothing more (EPERM).
+ */
+bool kmem_ro_probe_caller_revoked(const struct kmem_ro_probe_caller *who)
+{
+	return who->granted && READ_ONCE(kmem_ro_group_gen) != who->gen;
+}
+
+/**
  * kmem_ro_probe_reserve() - room for one more probe
  * @set: the set it goes into, locked
+ * @who: who makes it: a granted caller is charged to its user
  *
- * Return: true if @set and all sets together had room, which is taken.
+ * Return: 0 if @set, the caller's user (when granted) and all sets
+ * together had room, which is taken; -ENOSPC if one had none, -ENOMEM.
  */
-bool kmem_ro_probe_reserve(const struct kmem_ro_probe_set *set)
+int kmem_ro_probe_reserve(const struct kmem_ro_probe_set *set,
+			  const struct kmem_ro_probe_caller *who)
 {
 	long n = atomic_long_read(&kmem_ro_nr_probes);
+	int err;
 
 	if (set->nr >= READ_ONCE(max_probes_per_file))
-		return false;
+		return -ENOSPC;
+	if (who->granted) {
+		err = kmem_ro_probe_user_charge(who->uid);
+		if (err)
+			return err;
+	}
 	do {
-		if (n >= (long)READ_ONCE(max_probes))
-			return false;
+		if (n >= (long)READ_ONCE(max_probes)) {
+			if (who->granted)
+				kmem_ro_probe_user_uncharge(who->uid);
+			return -ENOSPC;
+		}
 	} while (!atomic_long_try_cmpxchg(&kmem_ro_nr_probes, &n, n + 1));
-	return true;
+	return 0;
 }
 
 /**
  * kmem_ro_probe_unreserve() - give back the room kmem_ro_probe_reserve() took
+ * @granted: it was taken for a granted caller
+ * @uid: that caller's user
  */
-void kmem_ro_probe_unreserve(void)
+void kmem_ro_probe_unreserve(bool granted, kuid_t uid)
 {
+	if (granted)
+		kmem_ro_probe_user_uncharge(uid);
 	atomic_long_dec(&kmem_ro_nr_probes);
 }
 
@@ -211,7 +303,7 @@ static void kmem_ro_probe_forget(struct kmem_ro_probe_set *set, struct kmem_ro_p
 		rhashtable_remove_fast(&set->ht, &p->node, kmem_ro_probe_params);
 	xa_erase(&set->probes, p->id);
 	set->nr--;
-	kmem_ro_probe_unreserve();
+	kmem_ro_probe_unreserve(p->flags & PROBE_GRANTED, p->uid);
 }
 
 /*
@@ -276,6 +368,50 @@ void kmem_ro_probe_delete(struct kmem_ro_probe_set *set, struct kmem_ro_probe **
 		kmem_ro_probe_free(p[i]);
 }
 
+/* Delete @set's granted probes: what release does, for those alone. */
+static void kmem_ro_probe_set_revoke(struct kmem_ro_probe_set *set)
+{
+	struct kmem_ro_probe **granted, *p;
+	unsigned int n = 0, k = 0;
+	unsigned long id;
+
+	mutex_lock(&set->lock);
+	xa_for_each(&set->probes, id, p)
+		n += !!(p->flags & PROBE_GRANTED);
+	if (!n)
+		goto out;
+	/* one filter update and one kprobe batch; without memory, one each */
+	granted = kvmalloc_array(n, sizeof(*granted), GFP_KERNEL);
+	xa_for_each(&set->probes, id, p) {
+		if (!(p->flags & PROBE_GRANTED))
+			continue;
+		if (granted)
+			granted[k++] = p;
+		else
+			kmem_ro_probe_delete(set, &p, 1);
+	}
+	kmem_ro_probe_delete(set, granted, k);
+	kvfree(granted);
+out:
+	mutex_unlock(&set->lock);
+}
+
+/*
+ * Delete every granted probe of every file, as the module notifier takes
+ * a going module's probes: under kmem_ro_sets_lock, each set under its
+ * lock, so no call is halfway through a set meanwhile; a set's release
+ * either unlinked it before (and deletes them itself) or waits.
+ */
+static void kmem_ro_probe_revoke(void)
+{
+	struct kmem_ro_probe_set *set;
+
+	mutex_lock(&kmem_ro_sets_lock);
+	list_for_each_entry(set, &kmem_ro_sets, sets)
+		kmem_ro_probe_set_revoke(set);
+	mutex_unlock(&kmem_ro_sets_lock);
+}
+
 /**
  * kmem_ro_probe_release() - remove every probe of a closing file
  * @file: the file being released
@@ -312,9 +448,10 @@ void kmem_ro_probe_release(struct file *file)
 	 * every probe freed before, seen by KASAN on 7.3).
 	 */
 	rhashtable_destroy(&set->ht);
-	xa_for_each(&set->probes, id, p)
+	xa_for_each(&set->probes, id, p) {
+		kmem_ro_probe_unreserve(p->flags & PROBE_GRANTED, p->uid);
 		kmem_ro_probe_free(p);
-	atomic_long_sub(set->nr, &kmem_ro_nr_probes);
+	}
 	ftrace_free_filter(&set->ops);
 	ftrace_free_filter(&set->check);
 	xa_destroy(&set->probes);
