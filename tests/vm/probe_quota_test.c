@@ -27,21 +27,25 @@ static unsigned int ngood;
 
 static void find_good_specs(unsigned int want)
 {
-	enum { MAX = 8192 };
+	enum { MAX = 65536, STEP = 4096 };
 	struct kmem_ro_probe_spec *s = calloc(MAX, sizeof(*s));
-	unsigned int n;
+	unsigned int n, first, step;
 	int fd = vt_open_dev();
 
 	ck_assert_ptr_nonnull(s);
 	good = calloc(want, sizeof(*good));
 	ck_assert_ptr_nonnull(good);
 	n = vt_text_probe_specs(s, MAX);
-	ck_assert_int_eq(vt_probe_add(fd, s, n, NULL), 0);
-	for (unsigned int i = 0; i < n && ngood < want; i++)
-		if (s[i].result > 0) {
-			good[ngood] = s[i];
-			good[ngood++].result = 0x7777;
-		}
+	/* in steps: 7.3 has fewer traceable ones among the first symbols */
+	for (first = 0; first < n && ngood < want; first += step) {
+		step = n - first < STEP ? n - first : STEP;
+		ck_assert_int_eq(vt_probe_add(fd, s + first, step, NULL), 0);
+		for (unsigned int i = first; i < first + step && ngood < want; i++)
+			if (s[i].result > 0) {
+				good[ngood] = s[i];
+				good[ngood++].result = 0x7777;
+			}
+	}
 	close(fd);
 	free(s);
 	ck_assert_uint_eq(ngood, want);
