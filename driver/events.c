@@ -216,6 +216,8 @@ static struct notifier_block kmem_ro_events_nb = {
  * @work: takes one snapshot, then queues itself again
  * @id: stream id, as the ioctl returned it
  * @owner: PID of the process that started the stream
+ * @granted: started without CAP_PERFMON or CAP_SYS_ADMIN (probe_group):
+ *	stopped when probe_group is turned off
  * @interval_ms: set by the ioctl, read by @work
  * @tick: snapshots taken (only @work touches the fields below)
  * @time_ns: when the current snapshot's counts were read
@@ -233,6 +235,7 @@ struct kmem_ro_snap {
 	struct delayed_work work;
 	u64 id;
 	u32 owner;
+	bool granted;
 	unsigned int interval_ms;
 	u64 tick;
 	u64 time_ns;
@@ -402,9 +405,12 @@ static long kmem_ro_snap_start(struct file *file, struct kmem_ro_events_snapshot
 {
 	struct kmem_ro_snap *s, *fresh;
 	unsigned long delay = msecs_to_jiffies(a->interval_ms);
+	struct kmem_ro_probe_caller who;
+	int err;
 
-	if (!kmem_ro_may_probe())
-		return -EPERM;
+	err = kmem_ro_probe_caller(&who, false);
+	if (err)
+		return err;
 	if (!kmem_ro_probe_count(file))
 		return -ENOENT;
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
@@ -412,6 +418,11 @@ static long kmem_ro_snap_start(struct file *file, struct kmem_ro_events_snapshot
 		return -ENOMEM;
 
 	mutex_lock(&kmem_ro_snaps_lock);
+	if (kmem_ro_probe_caller_revoked(&who)) {
+		mutex_unlock(&kmem_ro_snaps_lock);
+		kfree(fresh);
+		return -EPERM;
+	}
 	s = kmem_ro_snap_find(file);
 	if (s) {
 		WRITE_ONCE(s->interval_ms, a->interval_ms);
@@ -422,6 +433,7 @@ static long kmem_ro_snap_start(struct file *file, struct kmem_ro_events_snapshot
 		s->file = file;
 		s->id = ++kmem_ro_snaps_last_id;
 		s->owner = task_tgid_nr(current);
+		s->granted = who.granted;
 		s->interval_ms = a->interval_ms;
 		INIT_DELAYED_WORK(&s->work, kmem_ro_snap_work);
 		list_add(&s->node, &kmem_ro_snaps);
@@ -482,6 +494,29 @@ void kmem_ro_events_release(struct file *file)
 	struct kmem_ro_snap *s = kmem_ro_snap_unlink(file);
 
 	if (s)
+		kmem_ro_snap_stop(s);
+}
+
+/**
+ * kmem_ro_events_revoke() - stop every snapshot stream probe_group allowed
+ *
+ * Called when probe_group is turned off, after a stream start that has
+ * not yet taken kmem_ro_snaps_lock sees it revoked.
+ */
+void kmem_ro_events_revoke(void)
+{
+	struct kmem_ro_snap *s, *tmp;
+	LIST_HEAD(stop);
+
+	mutex_lock(&kmem_ro_snaps_lock);
+	list_for_each_entry_safe(s, tmp, &kmem_ro_snaps, node) {
+		if (!s->granted)
+			continue;
+		list_move(&s->node, &stop);
+		kmem_ro_snaps_nr--;
+	}
+	mutex_unlock(&kmem_ro_snaps_lock);
+	list_for_each_entry_safe(s, tmp, &stop, node)
 		kmem_ro_snap_stop(s);
 }
 

@@ -11,6 +11,7 @@
 #include <asm/page.h>
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 
 /* A snapshot of System RAM, in whole pages (ram.c). */
 struct kmem_ro_pfns {
@@ -166,6 +167,26 @@ int kmem_ro_probe_init(void);
 void kmem_ro_probe_exit(void);
 unsigned int kmem_ro_probe_count(struct file *file);
 bool kmem_ro_may_probe(void);
+
+/**
+ * struct kmem_ro_probe_caller - who asks, as a call that makes probes sees it
+ * @uid: the caller's real user id, charged for a granted probe
+ * @granted: without CAP_PERFMON or CAP_SYS_ADMIN: allowed by probe_group
+ *	alone, and revoked with it
+ * @gen: how often probe_group had been turned off when the call was allowed
+ *
+ * A granted call checks kmem_ro_probe_caller_revoked() under the lock it
+ * acts under: once probe_group is turned off it does nothing more.
+ */
+struct kmem_ro_probe_caller {
+	kuid_t uid;
+	bool granted;
+	unsigned long gen;
+};
+
+int kmem_ro_probe_caller(struct kmem_ro_probe_caller *who, bool kprobes);
+bool kmem_ro_probe_caller_revoked(const struct kmem_ro_probe_caller *who);
+void kmem_ro_events_revoke(void);
 int kmem_ro_probe_for_each_hits(struct file *file,
 				int (*fn)(void *arg, unsigned int idx, unsigned int nr,
 					  u64 id, u64 hits),

@@ -19,6 +19,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -621,6 +622,16 @@ long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg)
 	for (;;) {
 		bool done;
 
+		/*
+		 * Holes cost nothing and a growing run takes no room: a range
+		 * up to TASK_SIZE_MAX may take long.  Killed, stop between two
+		 * holds (mmap_read_lock_killable() stops only a caller that
+		 * waits for the lock).
+		 */
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		err = mmap_read_lock_killable(mm);
 		if (err)
 			goto out_free;

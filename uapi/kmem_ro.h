@@ -465,7 +465,9 @@ struct kmem_ro_pagemap_run {
  * reversed or beyond user space, buffer smaller than one item or
  * address/size mismatch), E2BIG (size), ESRCH (no such process, a kernel
  * thread, or one that has exited), EPERM (another process without
- * CAP_SYS_PTRACE), EFAULT, EINTR (killed while waiting), ENOMEM.
+ * CAP_SYS_PTRACE), EFAULT, EINTR (killed: while waiting for the lock, or
+ * between two holds of it; what was copied out stays, @count and
+ * @walk_end are not written), ENOMEM.
  */
 struct kmem_ro_pagemap {
 	__u64 size;
@@ -506,11 +508,27 @@ struct kmem_ro_pagemap {
  *
  * Limits: the module parameters max_probes_per_file (default 65536) and
  * max_probes (all files together, default 262144), writable by root in
- * /sys/module/kmem_ro/parameters/; a spec beyond either gets -ENOSPC.
- * Lowering them removes no probe.  Probe memory is charged to the memory
- * cgroup of the process that adds the probe; ftrace's and kprobes' own
- * memory for it is not, nor the hash table's bucket array (rhashtable
+ * /sys/module/kmem_ro/parameters/; a spec beyond either gets -ENOSPC.  A
+ * caller without CAP_PERFMON or CAP_SYS_ADMIN (let in by probe_group) is
+ * also held to max_probes_per_user (default 1024) probes of its real user
+ * id across all files (-ENOSPC beyond); DEL and close give them back.
+ * Lowering a limit removes no probe.  Probe memory is charged to the
+ * memory cgroup of the process that adds the probe; ftrace's and kprobes'
+ * own memory for it is not, nor the hash table's bucket array (rhashtable
  * allocates it without __GFP_ACCOUNT).
+ *
+ * probe_group turned off (1 -> 0) takes back what it gave: every probe
+ * made by a caller without CAP_PERFMON or CAP_SYS_ADMIN is deleted (its id
+ * then names nothing: ENOENT) and every snapshot stream such a caller
+ * started is stopped, before the write returns; a call of such a caller
+ * that was let in before and acts after gets EPERM and has done nothing.
+ *
+ * Killed callers: ADD, ENABLE, DISABLE, DEL and LIST stop between two
+ * steps when the caller gets a fatal signal (SIGKILL, a group exit) and
+ * return EINTR: ADD removes the probes it made; ENABLE and DISABLE leave
+ * the probes before the one they stopped at switched and none after; DEL
+ * deletes the probes before the one it stopped at, the others all stay.
+ * @done is not written.
  *
  * Calls and errors: a call that fails has done nothing.  Its arguments
  * are checked before anything is done: EINVAL, E2BIG, EPERM, EFAULT (the
@@ -557,8 +575,9 @@ struct kmem_ro_pagemap {
  *	at any offset inside it; ftrace refuses the function - notrace,
  *	noinstr - or, at an offset, kprobes refuses
  *	the place - kprobe blacklist, jump label, static call, BUG, an
- *	instruction it cannot step), ENOSPC (max_probes_per_file or
- *	max_probes reached), ENOMEM, EBUSY (any other refusal of kprobes
+ *	instruction it cannot step), ENOSPC (max_probes_per_file,
+ *	max_probes or the caller's max_probes_per_user reached), ENOMEM,
+ *	EINTR (the caller was killed: the call fails), EBUSY (any other refusal of kprobes
  *	or ftrace, also when enabling it at the end of the call failed)
  */
 struct kmem_ro_probe_spec {
@@ -588,7 +607,10 @@ struct kmem_ro_probe_spec {
  * size), E2BIG (@count above KMEM_RO_PROBE_MAX_BATCH, size), EPERM,
  * EFAULT (the argument or a spec cannot be read, a result or @added cannot
  * be written: the probes the call made are removed again, although
- * results already written show their ids), ENOMEM (before any spec).
+ * results already written show their ids), ENOMEM (before any spec),
+ * EINTR (killed during the call: its probes are removed again), EPERM
+ * also when probe_group, which alone let the caller in, is turned off
+ * during the call (its probes are removed again).
  */
 struct kmem_ro_probe_add {
 	__u64 size;
@@ -628,7 +650,9 @@ struct kmem_ro_probe_add {
  *
  * ENABLE and DISABLE switch entry probes in one ftrace update and leave
  * none switched past the entry where they stopped.  DEL cannot fail past
- * its ids: kprobes go in one batch (one RCU grace period for the call).
+ * its ids: it disables its kprobes one by one (each unpatches kernel text:
+ * a killed caller stops between two, EINTR, and only the probes before
+ * are deleted), then deletes in one batch (one RCU grace period).
  *
  * STATS: hit counts since the probe was added or last RESET.  RESET
  * restarts exactly the counts it returns: a hit during the call is counted
@@ -640,7 +664,10 @@ struct kmem_ro_probe_add {
  * @count, @counts_addr/@counts_cap mismatch or too small, counts outside
  * STATS), E2BIG (@count, size), EPERM (ENABLE, DISABLE), EFAULT (the
  * argument or the ids cannot be read; see above for outputs), ENOMEM
- * (before anything is done), and the first id's error: ENOENT, or for
+ * (before anything is done), EINTR (killed during the call: see Killed
+ * callers above; @done is not written), EPERM also for an ENABLE or
+ * DISABLE that probe_group alone let in and that finds it turned off
+ * (nothing switched), and the first id's error: ENOENT, or for
  * ENABLE and DISABLE EBUSY or ENOMEM.  A file that never had a probe
  * answers ENOENT for any id without reading the ids.
  */
@@ -701,7 +728,7 @@ struct kmem_ro_probe_info {
  *
  * Errors: EINVAL (flags, reserved, @buf_addr/@cap mismatch, size), E2BIG
  * (size), EFAULT (the argument, or the buffer when a probe is to be
- * written), ENOMEM.
+ * written), ENOMEM, EINTR (killed during the call; @count not written).
  */
 struct kmem_ro_probe_list {
 	__u64 size;
@@ -812,7 +839,9 @@ struct kmem_ro_probe_filter {
  * Errors: EINVAL (flags, reserved, size, @interval_ms out of range, or not
  * 0 with STOP), E2BIG (size), EFAULT, EPERM (start without CAP_PERFMON or
  * CAP_SYS_ADMIN, unless probe_group is set), ENOENT (start: this file has no probes; stop: it takes
- * no snapshots), ENOMEM.
+ * no snapshots), ENOMEM.  A stream started without CAP_PERFMON or
+ * CAP_SYS_ADMIN is stopped when probe_group is turned off (a later stop:
+ * ENOENT).
  */
 struct kmem_ro_events_snapshot {
 	__u64 size;

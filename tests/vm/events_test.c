@@ -757,6 +757,15 @@ START_TEST(snapshot_bad_input)
 	ck_assert_int_eq(vt_run_as_monitor(start_without_caps, &fd), 0);
 	vt_write_file(PROBE_GROUP_PARAM, "1");
 	ck_assert_int_eq(vt_run_as_monitor(start_with_perfmon, &fd), 0);
+	ck_assert_uint_eq(running_snapshots(), 1);
+	/* turning it off stops the stream it allowed; root's probe stays */
+	vt_write_file(PROBE_GROUP_PARAM, "0");
+	ck_assert_uint_eq(running_snapshots(), 0);
+	ck_assert_int_eq(snap_ioctl(fd, KMEM_RO_EVENTS_SNAPSHOT_STOP, 0, NULL), -ENOENT);
+	ck_assert_int_eq(vt_run_as_monitor(start_without_caps, &fd), 0);
+	/* a stream root started while probe_group was on is root's: it stays */
+	vt_write_file(PROBE_GROUP_PARAM, "1");
+	ck_assert_int_eq(snap_ioctl(fd, 0, 100, NULL), 0);
 	vt_write_file(PROBE_GROUP_PARAM, "0");
 	ck_assert_uint_eq(running_snapshots(), 1);
 	ck_assert_int_eq(snap_ioctl(fd, KMEM_RO_EVENTS_SNAPSHOT_STOP, 0, NULL), 0);

@@ -17,11 +17,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/userfaultfd.h>
 
 #include "vmtest.h"
@@ -658,6 +660,149 @@ START_TEST(runs_bound_lock_holds_as_user)
 }
 END_TEST
 
+/* ---- a killed caller ---- */
+
+/*
+ * PAGEMAP RUNS with every frame hidden: a growing run takes no room, so
+ * nothing but the range ends the call.  The walker, root without
+ * CAP_SYS_ADMIN (frames hidden; CAP_SYS_PTRACE walks another process),
+ * walks the 8 GiB of zero-page PTEs of a target process that waits; it
+ * shares CPU 0 with a busy process at nice 15 (single-threaded TCG walks
+ * 8 GiB in a fraction of a second: under that load the walk takes
+ * seconds, and the walker's own exit stays small, its mm being tiny).
+ * Once uninterrupted (its length printed), once SIGKILLed an eighth of
+ * the way in: the kill must reap it within half the whole walk (a hang
+ * guard), where a walk that ignores the kill goes on to the end.
+ */
+#define KILL_NICE	15
+
+struct kill_walk {
+	pid_t target;
+	uint64_t start;
+};
+
+static int walk_target_runs(int dev, const struct kill_walk *k, struct kmem_ro_pagemap *a)
+{
+	struct kmem_ro_pagemap_run run[4];
+
+	*a = (struct kmem_ro_pagemap){
+		.size = sizeof(*a), .flags = KMEM_RO_PAGEMAP_RUNS, .pid = k->target,
+		.start = k->start, .end = k->start + ZERO_SPAN,
+		.buf_addr = (uintptr_t)run, .buf_size = sizeof(run),
+	};
+	if (vt_ioctl(dev, KMEM_RO_IOC_PAGEMAP, a))
+		return 1;
+	return a->count == 1 && run[0].pages == ZERO_SPAN / PAGE && !run[0].frame ? 0 : 2;
+}
+
+/* Pinned to CPU 0 at KILL_NICE, behind the busy process. */
+static int slow_walker_setup(void)
+{
+	return pin_to_cpu0() || setpriority(PRIO_PROCESS, 0, KILL_NICE);
+}
+
+static int killed_walk(void *arg)
+{
+	const struct kill_walk *k = arg;
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC), go[2], status;
+	struct kmem_ro_pagemap a;
+	double full, t;
+	cpu_set_t cpu1;
+	pid_t w;
+	char c;
+
+	if (dev < 0)
+		return 100;
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	if (pipe(go))
+		return 101;
+	/* uninterrupted, in a walker like the one killed below */
+	w = fork();
+	if (w == 0) {
+		_exit(slow_walker_setup() ? 50 : walk_target_runs(dev, k, &a));
+	}
+	t = now_ms();
+	if (w < 0 || waitpid(w, &status, 0) != w || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 102;
+	full = now_ms() - t;
+	if (full < 1000)
+		return 103;	/* too short to tell a kill from the end */
+	/* the controller on the other CPU: it kills on time */
+	if (sched_setaffinity(0, sizeof(cpu1), &cpu1))
+		return 104;
+	w = fork();
+	if (w == 0) {
+		if (slow_walker_setup() || write(go[1], "g", 1) != 1)
+			_exit(50);
+		walk_target_runs(dev, k, &a);
+		_exit(0);
+	}
+	if (w < 0 || read(go[0], &c, 1) != 1)
+		return 105;
+	usleep((useconds_t)(full / 8 * 1000));
+	t = now_ms();
+	if (kill(w, SIGKILL))
+		return 106;
+	if (vt_wait_child(w, (int)(full / 2), &status)) {
+		printf("@@PAGEMAP_KILL walker still in PAGEMAP %.0f ms after SIGKILL (whole walk "
+		       "%.0f ms)\n", full / 2, full);
+		fflush(stdout);
+		kill(w, SIGKILL);
+		waitpid(w, &status, 0);
+		return 107;
+	}
+	t = now_ms() - t;
+	printf("@@PAGEMAP_KILL RUNS over 8 GiB of zero-page PTEs under load: %.0f ms whole; "
+	       "killed at 1/8, reaped in %.0f ms\n", full, t);
+	fflush(stdout);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 108;
+}
+
+START_TEST(killed_walk_returns)
+{
+	struct kill_walk k;
+	int ready[2], status;
+	pid_t busy;
+	char c;
+	char *p;
+
+	/* the target: 8 GiB of zero-page PTEs, then it waits to be killed */
+	ck_assert_int_eq(pipe(ready), 0);
+	k.target = fork();
+	ck_assert_int_ge(k.target, 0);
+	if (k.target == 0) {
+		p = mmap(NULL, ZERO_SPAN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			 -1, 0);
+		if (p == MAP_FAILED || madvise(p, ZERO_SPAN, MADV_NOHUGEPAGE) ||
+		    madvise(p, ZERO_SPAN, MADV_POPULATE_READ))
+			_exit(1);
+		k.start = (uintptr_t)p;
+		if (write(ready[1], &k.start, sizeof(k.start)) != sizeof(k.start))
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_eq(read(ready[0], &k.start, sizeof(k.start)), sizeof(k.start));
+	busy = fork();
+	ck_assert_int_ge(busy, 0);
+	if (busy == 0) {
+		if (pin_to_cpu0())
+			_exit(1);
+		for (;;)
+			;
+	}
+	status = vt_run_as(0, 0, CAP_SYS_ADMIN, killed_walk, &k);
+	kill(busy, SIGKILL);
+	kill(k.target, SIGKILL);
+	waitpid(busy, NULL, 0);
+	waitpid(k.target, NULL, 0);
+	(void)c;
+	ck_assert_int_eq(status, 0);
+}
+END_TEST
+
 /* ---- who may ask, and bad input ---- */
 
 static int other_process(void *unused)
@@ -748,6 +893,7 @@ int main(void)
 
 	tc = tcase_create("locking");
 	tcase_add_test(tc, runs_bound_lock_holds_as_user);
+	tcase_add_test(tc, killed_walk_returns);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 
