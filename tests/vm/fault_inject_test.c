@@ -361,11 +361,34 @@ static int run_readv(void *arg)
 	return err;
 }
 
-/* the first 16 nodes of the module list, two fields each */
-static int run_walk(void *arg)
+/* more segments than the driver keeps on its stack: the array is copied in */
+static int run_readv_many(void *arg)
 {
 	struct dev *d = arg;
-	struct kmem_ro_field fields[2] = { { 0, 8 }, { 16, 8 } };
+	struct kmem_ro_iov iov[16];
+	struct kmem_ro_readv rv = {
+		.size = sizeof(rv), .iov_addr = (uintptr_t)iov, .iov_count = 16,
+	};
+	int err;
+
+	for (int i = 0; i < 16; i++)
+		iov[i] = (struct kmem_ro_iov){
+			.addr = d->info.text_start + 8 * i, .len = 8,
+			.buf = (uintptr_t)(d->buf + 8 * i),
+		};
+	err = vt_ioctl(d->fd, KMEM_RO_IOC_READV, &rv);
+	if (!err) {
+		ck_assert_uint_eq(rv.done, 16);
+		for (int i = 0; i < 16; i++)
+			ck_assert_int_eq(iov[i].result, 8);
+	}
+	return err;
+}
+
+/* the first 16 nodes of the module list: two fields each, or one large record */
+static int walk(struct dev *d, uint32_t second_len)
+{
+	struct kmem_ro_field fields[2] = { { 0, 8 }, { 16, second_len } };
 	struct kmem_ro_walk w = {
 		.size = sizeof(w), .flags = KMEM_RO_WALK_NODE_ADDR,
 		.head = vt_kallsyms("modules"),
@@ -380,6 +403,17 @@ static int run_walk(void *arg)
 	if (!err)
 		ck_assert_uint_eq(w.status, KMEM_RO_WALK_DONE);
 	return err;
+}
+
+static int run_walk(void *arg)
+{
+	return walk(arg, 8);
+}
+
+/* a record larger than half the driver's stack batch: a buffer of its own */
+static int run_walk_large(void *arg)
+{
+	return walk(arg, 512);
 }
 
 static int pagemap(struct dev *d, uint64_t flags)
@@ -453,7 +487,9 @@ START_TEST(plain_calls)
 		{ "INFO", NULL, run_info, NULL, d },
 		{ "pread", NULL, run_read, NULL, d },
 		{ "READV", NULL, run_readv, NULL, d },
+		{ "READV 16 segments", NULL, run_readv_many, NULL, d },
 		{ "WALK", NULL, run_walk, NULL, d },
+		{ "WALK large record", NULL, run_walk_large, NULL, d },
 		{ "PAGEMAP", NULL, run_pagemap, NULL, d },
 		{ "PAGEMAP runs", NULL, run_pagemap_runs, NULL, d },
 		{ "mmap text", NULL, run_mmap_text, NULL, d },
@@ -462,8 +498,11 @@ START_TEST(plain_calls)
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		total += fail_each(&calls[i]);
-	/* INFO's RAM ranges, READV's array and bounce, WALK's and PAGEMAP's buffers, mmap's */
-	ck_assert_uint_ge(total, 6);
+	/*
+	 * INFO's RAM ranges, pread's page, READV's segments, WALK's fields and
+	 * record, PAGEMAP's buffers, mmap's RAM list and mapping
+	 */
+	ck_assert_uint_ge(total, 9);
 	dev_free(d);
 }
 END_TEST
