@@ -154,13 +154,18 @@ static void kmem_ro_hotplug_exit_inode(void)
  */
 int kmem_ro_hotplug_init(void)
 {
-	static const struct file_operations no_fops;
 	struct inode *inode;
 	struct file *anon;
 	int err;
 
-	/* only to reach the anon_inode superblock, which is not exported */
-	anon = anon_inode_getfile("[kmem_ro]", &no_fops, NULL, O_RDONLY);
+	/*
+	 * Only to reach the anon_inode superblock, which is not exported.  The
+	 * file's last fput() runs __fput() at the return to user space
+	 * (task_work), after a failed init has freed this module: its
+	 * operations must be the kernel's, never this module's (a failed
+	 * alloc_anon_inode() or misc_register() read them freed).
+	 */
+	anon = anon_inode_getfile("[kmem_ro]", &generic_ro_fops, NULL, O_RDONLY);
 	if (IS_ERR(anon))
 		return PTR_ERR(anon);
 	inode = alloc_anon_inode(file_inode(anon)->i_sb);

@@ -407,8 +407,9 @@ while read -r group kernels accel extra suites; do
 		[ -n "$suites" ] || continue
 	fi
 	for kernel in $KERNELS; do
-		# A debug build (7.3-debug) runs the groups of its series.
-		[[ ,$kernels, == *,${kernel%-debug},* ]] || continue
+		# A debug build (7.3-debug) runs the groups of its series, and
+		# those that name it (the debug kernel's own: faultinj).
+		[[ ,$kernels, == *,${kernel%-debug},* || ,$kernels, == *,$kernel,* ]] || continue
 		runs+=("$kernel $group $accel $extra $suites")
 	done
 done < "$GROUPS_FILE"
