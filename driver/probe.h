@@ -158,7 +158,7 @@ u64 kmem_ro_probe_hits(const struct kmem_ro_probe *p);
 
 /* probe_ftrace.c */
 void kmem_ro_ftrace_check(struct kmem_ro_probe_set *set, unsigned long *ips,
-			  bool *bad, unsigned int n);
+			  int *err, unsigned int n);
 int kmem_ro_ftrace_enable(struct kmem_ro_probe_set *set,
 			  struct kmem_ro_probe **probes, unsigned int n);
 int kmem_ro_ftrace_disable(struct kmem_ro_probe_set *set,

@@ -69,7 +69,7 @@ struct kmem_ro_probe_chunk {
 	s64 results[PROBE_CHUNK];
 	unsigned long ips[PROBE_CHUNK];		/* entry probes, for ftrace */
 	unsigned int idx[PROBE_CHUNK];
-	bool bad[PROBE_CHUNK];
+	int err[PROBE_CHUNK];
 };
 
 /* 0 or -errno for one spec, its kernel name in @name. */
@@ -130,13 +130,13 @@ static void kmem_ro_probe_check_entries(struct kmem_ro_probe_set *set,
 	for (i = 0; i < n; i++)
 		if (!c->results[i] && !c->specs[i].offset) {
 			c->ips[k] = c->specs[i].addr;
-			c->bad[k] = false;
+			c->err[k] = 0;
 			c->idx[k++] = i;
 		}
-	kmem_ro_ftrace_check(set, c->ips, c->bad, k);
+	kmem_ro_ftrace_check(set, c->ips, c->err, k);
 	for (i = 0; i < k; i++)
-		if (c->bad[i])
-			c->results[c->idx[i]] = -EOPNOTSUPP;
+		if (c->err[i])
+			c->results[c->idx[i]] = c->err[i];
 }
 
 /*

@@ -8,23 +8,34 @@
 #include "probe.h"
 
 /**
- * kmem_ro_ftrace_check() - try ips on the check ops, mark the ones ftrace refuses
+ * kmem_ro_ftrace_check() - try ips on the check ops, note the ones ftrace refuses
  * @set: the probe set whose never registered check ops is used
  * @ips: function addresses
- * @bad: set for each of @ips that ftrace refuses
+ * @err: for each of @ips, set to its errno if ftrace refuses it: -ENOMEM
+ *	when ftrace could not allocate (ftrace_set_hash() and
+ *	add_hash_entry() give it for nothing else), -EOPNOTSUPP otherwise
+ *	(no ftrace record there: -ENOENT from __ftrace_match_addr())
  * @n: how many
+ *
+ * An allocation failure is not a place ftrace cannot trace: a tool takes
+ * -EOPNOTSUPP for a refusal for good.
  */
 void kmem_ro_ftrace_check(struct kmem_ro_probe_set *set, unsigned long *ips,
-				 bool *bad, unsigned int n)
+			  int *err, unsigned int n)
 {
-	if (!n || !ftrace_set_filter_ips(&set->check, ips, n, 0, 1))
+	int ret;
+
+	if (!n)
+		return;
+	ret = ftrace_set_filter_ips(&set->check, ips, n, 0, 1);
+	if (!ret)
 		return;
 	if (n == 1) {
-		*bad = true;
+		*err = ret == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
 		return;
 	}
-	kmem_ro_ftrace_check(set, ips, bad, n / 2);
-	kmem_ro_ftrace_check(set, ips + n / 2, bad + n / 2, n - n / 2);
+	kmem_ro_ftrace_check(set, ips, err, n / 2);
+	kmem_ro_ftrace_check(set, ips + n / 2, err + n / 2, n - n / 2);
 }
 
 /**
