@@ -374,6 +374,7 @@ struct info_reply {
 	uint64_t dropped;
 	uint32_t snapshots;
 	int err;
+	bool acked;
 };
 
 static int info_valid(struct nl_msg *msg, void *arg)
@@ -392,6 +393,15 @@ static int info_valid(struct nl_msg *msg, void *arg)
 		return NL_SKIP;
 	r->err = 0;
 	return NL_OK;
+}
+
+static int info_ack(struct nl_msg *msg, void *arg)
+{
+	struct info_reply *r = arg;
+
+	(void)msg;
+	r->acked = true;
+	return NL_STOP;
 }
 
 int kmemdev_events_info(struct kmemdev_events *ev, uint64_t *dropped,
@@ -422,12 +432,21 @@ int kmemdev_events_info(struct kmemdev_events *ev, uint64_t *dropped,
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
+	/*
+	 * The reply and the ack come as two datagrams, and nl_send_sync()'s
+	 * nl_wait_for_ack() returns after one recv(): the reply's.  The ack
+	 * stayed queued and the next call took it for its own answer
+	 * (EPROTO every other call).  Read until this request's ack.
+	 */
 	err = nl_socket_modify_cb(ev->req, NL_CB_VALID, NL_CB_CUSTOM, info_valid, &r);
 	if (!err)
-		err = nl_send_sync(ev->req, msg);	/* frees msg; waits for the ack */
-	else
-		nlmsg_free(msg);
-	if (err)
+		err = nl_socket_modify_cb(ev->req, NL_CB_ACK, NL_CB_CUSTOM, info_ack, &r);
+	if (!err)
+		err = nl_send_auto(ev->req, msg);
+	nlmsg_free(msg);
+	while (err >= 0 && !r.acked)
+		err = nl_recvmsgs_default(ev->req);
+	if (err < 0)
 		return kmemdev__nl_errno(err);
 	if (r.err)
 		return r.err;
