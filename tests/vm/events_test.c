@@ -60,12 +60,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void call_getppid(int n)
-{
-	for (int i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 /* Load or unload the test module unless it already is. */
 static void testobj_set(bool loaded)
 {
@@ -393,7 +387,7 @@ static void add_hot(struct kmemdev *h, uint64_t ids[2])
 static uint64_t count_calls(struct kmemdev *h, const uint64_t ids[2])
 {
 	ck_assert_int_eq(kmemdev_probes_enable(h, ids, 2), 0);
-	call_getppid(CALLS);
+	vt_call_getppid(CALLS);
 	ck_assert_int_eq(kmemdev_probes_disable(h, ids, 2), 0);
 	return now_ns();
 }

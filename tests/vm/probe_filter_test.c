@@ -31,12 +31,6 @@
 /* Others may call getppid() meanwhile (unfiltered counts): a little room. */
 #define SLACK	50
 
-static void call_getppid(long n)
-{
-	for (long i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 /* ---- workers: processes that call getppid() when told ---- */
 
 struct worker {
@@ -46,7 +40,7 @@ struct worker {
 
 static void *calls_in_thread(void *arg)
 {
-	call_getppid((long)arg);
+	vt_call_getppid((long)arg);
 	return NULL;
 }
 
@@ -57,7 +51,7 @@ static void worker_loop(int cmd, int ack)
 
 	while (read(cmd, &n, sizeof(n)) == sizeof(n) && n) {
 		if (n > 0) {
-			call_getppid(n);
+			vt_call_getppid(n);
 		} else {
 			pthread_t t;
 
@@ -162,7 +156,7 @@ static uint64_t round_of_calls(int fd, uint64_t ids[2], struct worker *a, struct
 	take_hits(fd, ids);
 	worker_calls(a, CALLS_A);
 	worker_calls(b, CALLS_B);
-	call_getppid(100);
+	vt_call_getppid(100);
 	return take_hits(fd, ids);
 }
 
@@ -299,7 +293,7 @@ static int count_self_as_ns_init(void *arg)
 	if (set_filter(fd, KMEM_RO_PROBE_FILTER_PID, 1, NULL))
 		return 11;
 	take_hits(fd, ids);
-	call_getppid(77);
+	vt_call_getppid(77);
 	return take_hits(fd, ids) == 77 ? 0 : 12;
 }
 
@@ -433,11 +427,11 @@ static int filter_as_caller(void *arg)
 		return 103;
 	id = (uint64_t)s.result;
 	prctl(PR_SET_NAME, "pf_member");
-	call_getppid(100);
+	vt_call_getppid(100);
 	child = fork();
 	if (!child) {
 		prctl(PR_SET_NAME, "pf_other");
-		call_getppid(100);
+		vt_call_getppid(100);
 		_exit(0);
 	}
 	if (child < 0 || waitpid(child, &status, 0) != child)

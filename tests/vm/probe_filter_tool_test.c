@@ -34,12 +34,6 @@
 
 static char self[256];
 
-static void call_getppid(long n)
-{
-	for (long i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 /* The "total" of function @name in kmemctl's JSON; -1 if not listed. */
 static long long func_total(const char *json, const char *name)
 {
@@ -77,10 +71,10 @@ static int cmd_named(const char *name, long n, long k)
 	pid = fork();
 	if (!pid) {
 		prctl(PR_SET_NAME, "pf_noise");
-		call_getppid(k);
+		vt_call_getppid(k);
 		_exit(0);
 	}
-	call_getppid(n);
+	vt_call_getppid(n);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return 101;
 	printf("%s output\n", name);
@@ -91,7 +85,7 @@ static int cmd_wait(int ready, int go, long k)
 {
 	char c = 0;
 
-	call_getppid(k);
+	vt_call_getppid(k);
 	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
 		return 100;
 	return 0;
@@ -161,7 +155,7 @@ START_TEST(count_pid_filter)
 	close(ready[1]);
 	close(go[0]);
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
-	call_getppid(700);
+	vt_call_getppid(700);
 	ck_assert_int_eq(write(go[1], &c, 1), 1);
 	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
 	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x", status);

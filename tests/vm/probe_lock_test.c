@@ -55,14 +55,6 @@ static void call_n(long nr, int n)
 		syscall(nr);
 }
 
-static uint64_t hits(int fd, uint64_t id)
-{
-	uint64_t count = ~0ULL;
-
-	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
-	return count;
-}
-
 /*
  * A file with one probe on @name, at its entry or (@kprobe) just past it,
  * with @flags; its id in *@id if not NULL.
@@ -561,9 +553,9 @@ static void add_second_step_stalled(int (*meanwhile)(void *), bool deleted)
 	}
 	call_n(SYS_getppid, CALLS);
 	call_n(SYS_getpid, CALLS);
-	ck_assert_uint_eq(hits(fd, s[CHUNK].result), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[CHUNK].result), CALLS);
 	if (!deleted)
-		ck_assert_uint_eq(hits(fd, s[0].result), 0);
+		ck_assert_uint_eq(vt_probe_hits(fd, s[0].result), 0);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_ALL, NULL, 0, NULL,
 				      NULL), 0);
 	close(fd);
@@ -602,8 +594,8 @@ START_TEST(add_result_stalled)
 	ck_assert_int_gt(s[0].result, 0);
 	ck_assert_int_gt(s[1].result, 0);
 	call_n(SYS_getppid, CALLS);
-	ck_assert_uint_eq(hits(fd, s[0].result), CALLS);
-	ck_assert_uint_eq(hits(fd, s[1].result), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[0].result), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[1].result), CALLS);
 	close(fd);
 }
 END_TEST
@@ -657,8 +649,8 @@ START_TEST(stats_counts_stalled)
 	ck_assert_uint_eq(a.done, 2);
 	ck_assert_uint_eq(counts[0], CALLS);
 	ck_assert_uint_eq(counts[1], CALLS);
-	ck_assert_uint_eq(hits(fd, id[0]), 0);
-	ck_assert_uint_eq(hits(fd, id[1]), 0);
+	ck_assert_uint_eq(vt_probe_hits(fd, id[0]), 0);
+	ck_assert_uint_eq(vt_probe_hits(fd, id[1]), 0);
 	close(fd);
 }
 END_TEST
@@ -680,13 +672,13 @@ START_TEST(stats_reset_efault_resets_nothing)
 	ck_assert_ptr_ne(ro, MAP_FAILED);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_RESET, ids, 2, ro,
 				      NULL), -EFAULT);
-	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
-	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), CALLS);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS,
 				      KMEM_RO_PROBE_ALL | KMEM_RO_PROBE_RESET, NULL, 0, ro, NULL),
 			 -EFAULT);
-	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
-	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), CALLS);
 	munmap(ro, page_size());
 	close(fd);
 }

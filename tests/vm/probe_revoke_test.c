@@ -58,20 +58,6 @@ static int list_count(int fd, uint64_t flags)
 	return l.count;
 }
 
-static uint64_t hits(int fd, uint64_t id)
-{
-	uint64_t count = ~0ULL;
-
-	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
-	return count;
-}
-
-static void call_getppid(int n)
-{
-	for (int i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 static const gid_t member_groups[] = { MONITOR_GID };
 
 /* A member process; @fn(@arg, @cmd, @rep) runs in it, talking over pipes. */
@@ -255,10 +241,10 @@ START_TEST(off_revokes_member_probes)
 	ck_assert_int_eq(list_count(arg.fd, KMEM_RO_PROBE_LIST_ALL_FILES), all);
 	ck_assert_int_eq(list_count(arg.fd, 0), 2);
 	{
-		uint64_t before = hits(arg.fd, root_ids[0]);
+		uint64_t before = vt_probe_hits(arg.fd, root_ids[0]);
 
-		call_getppid(100);
-		ck_assert_uint_ge(hits(arg.fd, root_ids[0]) - before, 100);
+		vt_call_getppid(100);
+		ck_assert_uint_ge(vt_probe_hits(arg.fd, root_ids[0]) - before, 100);
 	}
 	member_say(&m, 'c');
 	ck_assert_int_eq(member_read(&m), 'd');

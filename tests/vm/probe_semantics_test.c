@@ -46,14 +46,6 @@ static void call_n(long nr, int n)
 		syscall(nr);
 }
 
-static uint64_t hits(int fd, uint64_t id)
-{
-	uint64_t count = ~0ULL;
-
-	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
-	return count;
-}
-
 /* Add one probe on @name (entry, or past the fentry site): its id. */
 static uint64_t add_one(int fd, const char *name, bool kprobe, uint32_t flags)
 {
@@ -135,7 +127,7 @@ START_TEST(stale_id_never_acts)
 			 -ENOENT);
 	ck_assert(!enabled(fd, fresh));
 	call_n(SYS_getppid, 10);
-	ck_assert_uint_eq(hits(fd, fresh), 0);
+	ck_assert_uint_eq(vt_probe_hits(fd, fresh), 0);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, &fresh, 1, NULL, NULL), 0);
 	call_n(SYS_getppid, 10);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DISABLE, 0, &stale, 1, NULL, NULL),
@@ -145,7 +137,7 @@ START_TEST(stale_id_never_acts)
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_RESET, &stale, 1,
 				      &count, NULL), -ENOENT);
 	ck_assert_uint_eq(count, SENTINEL);
-	ck_assert_uint_eq(hits(fd, fresh), 10);
+	ck_assert_uint_eq(vt_probe_hits(fd, fresh), 10);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DEL, 0, &stale, 1, NULL, NULL),
 			 -ENOENT);
 	ck_assert_uint_eq(list(fd, 0, NULL), 1);
@@ -324,8 +316,8 @@ START_TEST(stats_duplicate_ids)
 	ck_assert_uint_eq(counts[1], 20);
 	ck_assert_uint_eq(counts[2], 10);
 	call_n(SYS_getppid, 3);
-	ck_assert_uint_eq(hits(fd, a), 3);	/* restarted once, not twice */
-	ck_assert_uint_eq(hits(fd, b), 0);
+	ck_assert_uint_eq(vt_probe_hits(fd, a), 3);	/* restarted once, not twice */
+	ck_assert_uint_eq(vt_probe_hits(fd, b), 0);
 	close(fd);
 }
 END_TEST
@@ -616,7 +608,7 @@ START_TEST(cap_per_file)
 	set_cap("max_probes_per_file", 1);
 	ck_assert_uint_eq(list(fd, 0, NULL), 3);
 	call_n(SYS_getppid, 5);
-	ck_assert_uint_eq(hits(fd, s[2].result), 5);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[2].result), 5);
 	caps_restore();
 	close(fd2);
 	close(fd);

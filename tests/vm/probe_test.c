@@ -32,20 +32,6 @@
 #define OUR_CALLBACK	"kmem_ro_probe_ftrace"
 #define CALLS	1000
 
-static uint64_t hits(int fd, uint64_t id)
-{
-	uint64_t count = ~0ULL;
-
-	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
-	return count;
-}
-
-static void call_getppid(int n)
-{
-	for (int i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 START_TEST(exact_counts_both_backends)
 {
 	uint64_t addr = vt_kallsyms(HOT), ids[2];
@@ -60,17 +46,17 @@ START_TEST(exact_counts_both_backends)
 	ck_assert_int_gt(s[1].result, 0);
 	ids[0] = s[0].result;
 	ids[1] = s[1].result;
-	call_getppid(CALLS);
-	ck_assert_uint_eq(hits(fd, ids[0]), 0);			/* added disabled */
-	ck_assert_uint_eq(hits(fd, ids[1]), 0);
+	vt_call_getppid(CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), 0);			/* added disabled */
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), 0);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, ids, 2, NULL, NULL), 0);
-	call_getppid(CALLS);
-	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
-	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	vt_call_getppid(CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), CALLS);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DISABLE, KMEM_RO_PROBE_ALL, NULL, 0, NULL, NULL), 0);
-	call_getppid(CALLS);
-	ck_assert_uint_eq(hits(fd, ids[0]), CALLS);
-	ck_assert_uint_eq(hits(fd, ids[1]), CALLS);
+	vt_call_getppid(CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), CALLS);
 	/* reset */
 	{
 		uint64_t counts[2];
@@ -78,7 +64,7 @@ START_TEST(exact_counts_both_backends)
 		ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, KMEM_RO_PROBE_RESET, ids, 2,
 					  counts, NULL), 0);
 		ck_assert_uint_eq(counts[0], CALLS);
-		ck_assert_uint_eq(hits(fd, ids[0]), 0);
+		ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), 0);
 	}
 	/* an id named twice is acted on once, and counts at each position */
 	{
@@ -118,8 +104,8 @@ START_TEST(per_entry_errors)
 	ck_assert_int_eq(s[4].result, -EINVAL);
 	ck_assert_int_eq(s[5].result, -EINVAL);
 	ck_assert_int_eq(s[6].result, -EOPNOTSUPP);
-	call_getppid(10);
-	ck_assert_uint_eq(hits(fd, s[0].result), 10);		/* the batch still works */
+	vt_call_getppid(10);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[0].result), 10);		/* the batch still works */
 	close(fd);
 }
 END_TEST
@@ -504,8 +490,8 @@ START_TEST(module_unload_leaves_probes_gone)
 		ids[i] = s[i].result;
 	}
 	read_testobj(3);
-	ck_assert_uint_eq(hits(fd, ids[0]), 3);
-	ck_assert_uint_eq(hits(fd, ids[1]), 3);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), 3);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), 3);
 	ck_assert_int_eq(vt_file_has(FTRACE_LIST, "testobj_show"), 1);
 
 	/* probes do not pin the module; they go with it, counts kept */
@@ -526,9 +512,9 @@ START_TEST(module_unload_leaves_probes_gone)
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_ENABLE, 0, ids, 3, NULL, NULL), 0);
 	probe_info(fd, ids[0], &info);
 	ck_assert_uint_eq(info.flags & GONE_OR_ON, KMEM_RO_PROBE_GONE);
-	before = hits(fd, ids[2]);
-	call_getppid(10);
-	ck_assert_uint_eq(hits(fd, ids[2]) - before, 10);
+	before = vt_probe_hits(fd, ids[2]);
+	vt_call_getppid(10);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[2]) - before, 10);
 	vt_probe_spec(&s[0], "testobj_show", show, 0, 0);	/* nothing there now */
 	ck_assert_int_eq(vt_probe_add(fd, s, 1, NULL), 0);
 	ck_assert_int_eq(s[0].result, -ENOENT);
@@ -537,15 +523,15 @@ START_TEST(module_unload_leaves_probes_gone)
 	ck_assert_int_eq(vt_module_load(VMTEST_TESTOBJ_PATH, ""), 0);
 	show = vt_kallsyms("testobj_show");
 	read_testobj(2);
-	ck_assert_uint_eq(hits(fd, ids[0]), 3);
-	ck_assert_uint_eq(hits(fd, ids[1]), 3);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), 3);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[1]), 3);
 	ck_assert_int_eq(vt_file_has(FTRACE_LIST, "testobj_show"), 0);
 	/* and a new probe may go where a gone one was */
 	vt_probe_spec(&s[0], "testobj_show", show, 0, KMEM_RO_PROBE_ENABLED);
 	ck_assert_int_eq(vt_probe_add(fd, s, 1, NULL), 0);
 	ck_assert_int_gt(s[0].result, 0);
 	read_testobj(1);
-	ck_assert_uint_eq(hits(fd, s[0].result), 1);
+	ck_assert_uint_eq(vt_probe_hits(fd, s[0].result), 1);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DEL, KMEM_RO_PROBE_ALL, NULL, 0,
 				      NULL, NULL), 0);
 	ck_assert_int_eq(vt_file_has(FTRACE_LIST, "testobj_show"), 0);
@@ -576,7 +562,7 @@ static void *storm_thread(void *arg)
 		for (int j = 0; j < 2; j++)
 			if (s[j].result > 0)
 				ids[n++] = s[j].result;
-		call_getppid(5);
+		vt_call_getppid(5);
 		if (n && vt_probe_ids(st->fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, n, NULL, NULL))
 			st->failures++;
 	}
@@ -999,8 +985,8 @@ START_TEST(ids_rules)
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_ENABLE, ro_arg), -EFAULT);
 	ck_assert_uint_eq(list_count(fd, &info), 1);
 	ck_assert_uint_eq(info.flags & KMEM_RO_PROBE_ENABLED, 0);
-	call_getppid(10);
-	ck_assert_uint_eq(hits(fd, ids[0]), 0);
+	vt_call_getppid(10);
+	ck_assert_uint_eq(vt_probe_hits(fd, ids[0]), 0);
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_PROBE_DEL, ro_arg), -EFAULT);
 	ck_assert_uint_eq(list_count(fd, NULL), 1);
 	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_DEL, 0, ids, 1, NULL, NULL), 0);
@@ -1080,10 +1066,10 @@ START_TEST(enable_every_function)
 	ck_assert_uint_ne(hot_id, 0);
 	/* both test kernels are PREEMPT_RCU (PREEMPT_DYNAMIC): a real function */
 	ck_assert_uint_ne(rcu_id, 0);
-	call_getppid(CALLS);
-	ck_assert_uint_eq(hits(fd, hot_id), CALLS);
+	vt_call_getppid(CALLS);
+	ck_assert_uint_eq(vt_probe_hits(fd, hot_id), CALLS);
 	/* getppid() reads the pid under rcu_read_lock() */
-	ck_assert_uint_ge(hits(fd, rcu_id), CALLS);
+	ck_assert_uint_ge(vt_probe_hits(fd, rcu_id), CALLS);
 	ck_assert_int_eq(vt_file_has(FTRACE_LIST, OUR_CALLBACK), 1);
 	t0 = time(NULL);
 	close(fd);

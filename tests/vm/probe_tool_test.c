@@ -36,12 +36,6 @@
 static char out[256 << 10], err[16 << 10];
 static char self[256];
 
-static void call_getppid(long n)
-{
-	for (long i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
 static struct kmemdev *open_dev(void)
 {
 	KMEMDEV_OPTS(kmemdev_open_opts, opts, .backend = KMEMDEV_BACKEND_DEVICE);
@@ -122,7 +116,7 @@ START_TEST(add_splits_batches)
 	ck_assert_int_eq(kmemdev_probes_del(h, NULL, 0), 0);
 	ck_assert_int_eq(kmemdev_probes_disable(h, &id, 0), 0);
 	ck_assert_int_eq(kmemdev_probes_stats_all(h, NULL, 0, 0), 1);
-	call_getppid(CALLS);
+	vt_call_getppid(CALLS);
 	ck_assert_int_eq(kmemdev_probes_stats(h, &id, 1, hits, 0), 1);
 	ck_assert_uint_ge(hits[0], CALLS);
 	ck_assert_uint_le(hits[0], CALLS + SLACK);
@@ -282,7 +276,7 @@ static struct prober start_prober(void)
 				(long long)s[1].result);
 			_exit(1);
 		}
-		call_getppid(100);
+		vt_call_getppid(100);
 		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
 			_exit(2);
 		kmemdev_close(h);
@@ -401,7 +395,7 @@ START_TEST(top_until_sigint)
 		len += got;
 		out[len] = '\0';
 	}
-	call_getppid(CALLS);
+	vt_call_getppid(CALLS);
 	ck_assert_int_eq(kill(pid, SIGINT), 0);
 	while (len < (ssize_t)sizeof(out) - 1 &&
 	       (got = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
@@ -437,7 +431,7 @@ static int add_count_as_caller(void *arg)
 	if (s.result <= 0)
 		return 101;
 	id = (uint64_t)s.result;
-	call_getppid(100);
+	vt_call_getppid(100);
 	err = vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL);
 	if (err)
 		return -err;
@@ -593,7 +587,7 @@ int main(int argc, char **argv)
 
 	/* The command kmemctl probe count runs: N getppid() calls, STATUS. */
 	if (argc == 4 && !strcmp(argv[1], "--getppid")) {
-		call_getppid(atol(argv[2]));
+		vt_call_getppid(atol(argv[2]));
 		return atoi(argv[3]);
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

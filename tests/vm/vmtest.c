@@ -569,6 +569,20 @@ int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned 
 	return err;
 }
 
+uint64_t vt_probe_hits(int fd, uint64_t id)
+{
+	uint64_t count = ~0ULL;
+
+	ck_assert_int_eq(vt_probe_ids(fd, KMEM_RO_IOC_PROBE_STATS, 0, &id, 1, &count, NULL), 0);
+	return count;
+}
+
+void vt_call_getppid(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
 int vt_probe_ids(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsigned int n,
 		 uint64_t *counts, unsigned int *done)
 {

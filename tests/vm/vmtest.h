@@ -117,6 +117,12 @@ int vt_probe_add(int fd, struct kmem_ro_probe_spec *s, unsigned int n, unsigned 
 int vt_probe_ids(int fd, unsigned long cmd, uint64_t flags, uint64_t *ids, unsigned int n,
 		 uint64_t *counts, unsigned int *done);
 
+/* Hits of probe @id of @fd (STATS; the test fails if STATS does). */
+uint64_t vt_probe_hits(int fd, uint64_t id);
+
+/* @n getppid() system calls: hits for a probe on the syscall's path. */
+void vt_call_getppid(long n);
+
 /* Lines in a NUL-terminated string. */
 int vt_count_lines(const char *s);
 
