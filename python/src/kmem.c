@@ -123,6 +123,26 @@ int ext_addr(struct kmemdev *h, PyObject *o, uint64_t *v)
 
 /* ---- open and close ---- */
 
+/*
+ * Writers first: glibc's default lets readers that keep coming starve a
+ * writer, and close() must not wait for ever behind threads that read in
+ * a loop.  No thread takes the lock twice (which this kind would deadlock).
+ */
+static int init_lock(pthread_rwlock_t *lock)
+{
+	pthread_rwlockattr_t attr;
+	int err;
+
+	if (pthread_rwlockattr_init(&attr))
+		return -1;
+	err = pthread_rwlockattr_setkind_np(&attr,
+					    PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	if (!err)
+		err = pthread_rwlock_init(lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return err ? -1 : 0;
+}
+
 static PyObject *mod_open(PyObject *module, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "path", "backend", NULL };
@@ -160,7 +180,7 @@ static PyObject *mod_open(PyObject *module, PyObject *args, PyObject *kw)
 		kmemdev_close(h);
 		return NULL;
 	}
-	if (pthread_rwlock_init(&self->lock, NULL)) {
+	if (init_lock(&self->lock)) {
 		kmemdev_close(h);
 		tp_free = PyType_GetSlot(st->kmem_type, Py_tp_free);
 		tp_free(self);
