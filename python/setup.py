@@ -34,13 +34,14 @@ def version():
 
 def link_args():
     """What to link: the static archive and its deps, or the shared library."""
+    if os.environ.get("KMEMDEV_LINK") == "shared":
+        # libkmemdev.so brings libbpf and libnl itself
+        return [], ["-L" + LIBDIR, "-lkmemdev"]
     libs = pkg_config("--libs", "libbpf")
     # libkmemdev's events.mk decides the same way whether events.c is built
     events = os.environ.get("KMEMDEV_EVENTS") or ("y" if has_pkg("libnl-genl-3.0") else "n")
     if events == "y":
         libs += pkg_config("--libs", "libnl-genl-3.0")
-    if os.environ.get("KMEMDEV_LINK") == "shared":
-        return [], ["-L" + LIBDIR, "-lkmemdev"] + libs
     subprocess.run(["make", "-s", "-C", LIBDIR, "libkmemdev.a"], check=True)
     # the archive's symbols stay inside the extension
     return [os.path.join(LIBDIR, "libkmemdev.a")], libs + ["-pthread", "-Wl,--exclude-libs,ALL"]
