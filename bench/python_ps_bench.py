@@ -15,10 +15,13 @@ letter, RSS (statm's, the per-CPU shares summed since 6.2) and comm.
     with the members the walk uses, at their offsets, by a type finder;
     drgn's for_each_task() needs the PID hash's types too, which BTF-made
     types would only imitate, so the walk is its list_for_each_entry().
+Also the walk alone (pid, state, comm: kmemdev's walk() against drgn's
+list_for_each_entry() reading three Objects per task).
 Timed inside this process, as root, start-up apart: the fastest of WALKS
 snapshots in each of ROUNDS rounds, the two in turn, with SLEEPERS extra
 tasks so that a walk lasts milliseconds.  Prints one line:
   bench python_ps kernel=... tasks=N ps_py_ms=... drgn_ms=... ratio=...
+        walk_ms=... drgn_walk_ms=... walk_ratio=...
 """
 import os
 import subprocess
@@ -103,6 +106,13 @@ def drgn_snapshot(prog, init_task, state_name, cpus):
     return rows
 
 
+def drgn_walk(init_task, state_name):
+    """The walk alone: pid, state and comm of every task, as Objects."""
+    return [(t.pid.value_(), t.member_(state_name).value_(), t.comm.string_())
+            for t in list_for_each_entry("struct task_struct",
+                                         init_task.tasks.address_of_(), "tasks")]
+
+
 def best_ms(fn):
     best = None
     for _ in range(WALKS):
@@ -122,13 +132,17 @@ def main():
         prog.set_kernel()
         drgn_types(prog, k, ps)
         init_task = Object(prog, "struct task_struct", address=k.symbol("init_task"))
-        ours, theirs = [], []
+        state = ps.fields[1].path
+        walk_fields = [ps.fields[0], ps.fields[1], ps.fields[5]]
+        ours, theirs, our_walk, their_walk = [], [], [], []
         for _ in range(ROUNDS):
             ms, rows_k = best_ms(ps.snapshot)
             ours.append(ms)
-            ms, rows_d = best_ms(lambda: drgn_snapshot(prog, init_task, ps.fields[1].path,
-                                                       ps.cpus))
+            ms, rows_d = best_ms(lambda: drgn_snapshot(prog, init_task, state, ps.cpus))
             theirs.append(ms)
+            our_walk.append(best_ms(lambda: k.walk(ps.head, "task_struct.tasks",
+                                                   walk_fields))[0])
+            their_walk.append(best_ms(lambda: drgn_walk(init_task, state))[0])
         # the same tasks, named alike (states and sizes may move between walks)
         same = {(r[0], r[3]) for r in rows_k} == {(r[0], r[3]) for r in rows_d}
         k.close()
@@ -137,11 +151,13 @@ def main():
             p.kill()
             p.wait()
     ps_ms, drgn_ms = min(ours), min(theirs)
+    walk_ms, drgn_walk_ms = min(our_walk), min(their_walk)
     accel = os.environ.get("VM_ACCEL", "?")
     print(f"bench python_ps kernel={os.uname().release} accel={accel} tasks={len(rows_k)}"
           f" walks={WALKS} rounds={ROUNDS} cpus={len(ps.cpus) if ps.cpus else 0}"
           f" ps_py_ms={ps_ms:.3f} drgn_ms={drgn_ms:.2f} ratio={drgn_ms / ps_ms:.1f}"
-          f" target={TARGET} same_rows={int(same)}")
+          f" walk_ms={walk_ms:.3f} drgn_walk_ms={drgn_walk_ms:.2f}"
+          f" walk_ratio={drgn_walk_ms / walk_ms:.1f} target={TARGET} same_rows={int(same)}")
     return 0 if same else 1
 
 

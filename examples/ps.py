@@ -7,7 +7,8 @@
 
 One WALK ioctl gathers pid, state, flags, mm and comm of every task on
 init_task.tasks (thread-group leaders and kernel threads, as ps lists
-them); one READV then reads the resident-page counters behind every mm.
+them); one READV then reads the counters behind every mm and, since 6.2, one
+READV per CPU their per-CPU shares.
 RSS is /proc/PID/statm's resident size (task_statm(), fs/proc/task_mmu.c):
 the MM_FILEPAGES, MM_ANONPAGES and MM_SHMEMPAGES counters, each clamped
 at 0.  In 6.1 a counter is an atomic_long_t (mm->rss_stat.count[]); since
@@ -21,8 +22,12 @@ loaded); offsets come from the kernel's BTF.
 """
 import argparse
 import os
+import struct
 import sys
 import time
+from functools import lru_cache
+from itertools import chain, repeat
+from operator import add, and_, itemgetter, sub
 
 import kmemdev
 
@@ -58,16 +63,58 @@ class Ps:
                        k.member("task_struct", "mm"),
                        k.member("task_struct", "comm")]
         self.rss_off = k.offsetof("mm_struct", "rss_stat")
-        rss_size = k.sizeof("mm_struct", "rss_stat")
-        self.counter = rss_size // 4
+        self.rss_size = k.sizeof("mm_struct", "rss_stat")
+        stride = self.rss_size // 4              # NR_MM_COUNTERS
         try:
             # 6.1: struct mm_rss_stat { atomic_long_t count[NR_MM_COUNTERS]; }
-            self.count_off = k.offsetof("mm_rss_stat", "count")
+            count = k.offsetof("mm_rss_stat", "count")
             self.cpus = None
+            places = [(r * stride + count, "q") for r in RESIDENT]
         except FileNotFoundError:
-            self.count_off = k.offsetof("percpu_counter", "count")
-            self.pcp_off = k.offsetof("percpu_counter", "counters")
+            # 6.2+: struct percpu_counter rss_stat[NR_MM_COUNTERS]
+            count = k.offsetof("percpu_counter", "count")
+            pcp = k.offsetof("percpu_counter", "counters")
             self.cpus = self._cpu_offsets()
+            places = sorted([(r * stride + count, "q") for r in RESIDENT] +
+                            [(r * stride + pcp, "Q") for r in RESIDENT])
+        # the counters (and per-CPU pointers) of one mm's rss_stat, in one unpack
+        fmt, at = "<", 0
+        for off, code in places:
+            fmt += f"{off - at}x{code}"
+            at = off + 8
+        self.rss = struct.Struct(fmt)
+        self.page_kib = os.sysconf("SC_PAGESIZE") // 1024
+        self.letter = lru_cache(maxsize=None)(state_letter)
+
+    def _shares(self, ptrs):
+        """Each counter's per-CPU share, CPU by CPU, in the order of ptrs.
+
+        Since 6.7 an mm's counters share one per-CPU allocation
+        (percpu_counter_init_many(), lib/percpu_counter.c), a share every
+        ALIGN(sizeof(s32), sizeof(long)) bytes: when every mm's three
+        pointers say so, one 32-byte read per mm and CPU gets them all;
+        else one read per share.
+        """
+        k, cpus = self.k, self.cpus
+        p0, p1, p3 = ptrs[0::3], ptrs[1::3], ptrs[2::3]
+        step = p1[0] - p0[0] if p0 else 0
+        if 4 <= step <= 8 and set(map(sub, p1, p0)) == {step} and \
+                set(map(sub, p3, p0)) == {3 * step}:
+            unpack = struct.Struct(f"<i{step - 4}xi{2 * step - 4}xi").unpack
+            size = 3 * step + 4
+            out = []
+            for off in cpus:
+                blocks = k.readv(zip(map(and_, map(add, p0, repeat(off)), repeat(MASK)),
+                                     repeat(size)))
+                try:
+                    out += chain.from_iterable(map(unpack, blocks))
+                except TypeError:
+                    raise next(b for b in blocks if isinstance(b, OSError)) from None
+            return out
+        addrs = []
+        for off in cpus:
+            addrs += map(and_, map(add, ptrs, repeat(off)), repeat(MASK))
+        return k.readv_ints(addrs, 4, True)
 
     def _cpu_offsets(self):
         """__per_cpu_offset of each possible CPU (setup_per_cpu_areas() set
@@ -87,36 +134,37 @@ class Ps:
         """[(pid, state letter, RSS in KiB, comm)], in list order."""
         k = self.k
         tasks = k.walk(self.head, "task_struct.tasks", self.fields)
+        # fields: 1 pid, 2 state, 3 exit_state, 4 flags, 5 mm, 6 comm
         user = [t for t in tasks if t[5] and not t[4] & PF_KTHREAD]
-        # the counters behind every mm, one READV
-        segs = [(t[5] + self.rss_off + r * self.counter + self.count_off, 8)
-                for t in user for r in RESIDENT]
-        counts = [int.from_bytes(b, "little", signed=True) for b in self._readv(segs)]
-        if self.cpus is not None:
-            # 6.2+: each counter's per-CPU shares, one more READV
-            ptrs = k.readv([(t[5] + self.rss_off + r * self.counter + self.pcp_off, 8)
-                            for t in user for r in RESIDENT])
-            # per_cpu_ptr(): the percpu pointer plus the CPU's offset, mod 2**64
-            shares = self._readv([((int.from_bytes(self._ok(p), "little") + c) & MASK, 4)
-                                  for p in ptrs for c in self.cpus])
-            n = len(self.cpus)
-            for i in range(len(counts)):
-                counts[i] += sum(int.from_bytes(s, "little", signed=True)
-                                 for s in shares[i * n:(i + 1) * n])
-        page_kib = os.sysconf("SC_PAGESIZE") // 1024
-        rss = {}
-        for i, t in enumerate(user):
-            rss[t.addr] = sum(max(c, 0) for c in counts[3 * i:3 * i + 3]) * page_kib
-        return [(t[1], state_letter(t[2], t[3]), rss.get(t.addr, 0), t[6]) for t in tasks]
-
-    @staticmethod
-    def _ok(r):
-        if isinstance(r, OSError):
-            raise r
-        return r
-
-    def _readv(self, segs):
-        return [self._ok(r) for r in self.k.readv(segs)]
+        # every mm's rss_stat, one READV; a task that exited meanwhile fails it
+        blocks = k.readv([(t[5] + self.rss_off, self.rss_size) for t in user])
+        try:
+            vals = list(map(self.rss.unpack, blocks))
+        except TypeError:
+            raise next(b for b in blocks if isinstance(b, OSError)) from None
+        flat = list(chain.from_iterable(vals))
+        if self.cpus is None:
+            counts = flat
+        else:
+            # each counter's per-CPU shares, one more READV, CPU by CPU
+            # (per_cpu_ptr(): the percpu pointer plus the CPU's offset, mod 2**64)
+            ptrs, counts = flat[1::2], flat[0::2]
+            shares = self._shares(ptrs)
+            m = len(ptrs)
+            try:
+                for j in range(len(self.cpus)):
+                    counts = list(map(add, counts, shares[j * m:(j + 1) * m]))
+            except TypeError:
+                raise next(s for s in shares if isinstance(s, OSError)) from None
+        # each counter clamped at 0, three per mm
+        counts = list(map(max, counts, repeat(0)))
+        pages = map(add, map(add, counts[0::3], counts[1::3]), counts[2::3])
+        page_kib = self.page_kib
+        rss = dict(zip([t[0] for t in user], [p * page_kib for p in pages]))
+        # the rows, column by column (loops in C: maps and zip)
+        letters = map(self.letter, map(itemgetter(2), tasks), map(itemgetter(3), tasks))
+        sizes = map(rss.get, map(itemgetter(0), tasks), repeat(0))
+        return list(zip(map(itemgetter(1), tasks), letters, sizes, map(itemgetter(6), tasks)))
 
 
 def main(argv=None):

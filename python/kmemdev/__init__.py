@@ -47,7 +47,7 @@ Calls, by concern (see each one's help):
 """
 from __future__ import annotations
 
-import collections
+import keyword
 import os
 import re
 import threading
@@ -353,6 +353,15 @@ class Kmem:
         """
         return self._h.readv(segments)
 
+    def readv_ints(self, addrs: Iterable[Address], size: int = 8,
+                   signed: bool = False) -> list:
+        """One integer of size bytes at each address, all in one kmemdev_readv().
+
+        The batch form of read_int(): per address its int, or the OSError of
+        that segment (a read that stops short counts as EFAULT).
+        """
+        return self._h.readv_ints(addrs, size, signed)
+
     # ---- BTF ----
 
     def member(self, type: str, path: str = "") -> Field:  # noqa: A002
@@ -394,8 +403,9 @@ class Kmem:
         ends when it is back at head; it takes no lock, so a list that
         changes while walked is seen as the driver finds it.
 
-        Returns a list of named tuples (addr, then one value per field, named
-        after its path with non-word characters as "_"; t[1] is the first
+        Returns a list of kmemdev.Node, tuples with named fields made in C
+        (addr, then one value per field, named after its path with non-word
+        characters as "_", a bad or repeated name as _N; t[1] is the first
         field too).  Values: ints for integers and pointers, str for char
         arrays, bytes otherwise.  One WALK ioctl gathers every node (more
         only if its buffer fills).  max_nodes: 0 for no cap; with a cap a
@@ -415,16 +425,23 @@ class Kmem:
         link_off = self.offsetof(tname, link)
         resolved = [f if isinstance(f, Field) else self.member(tname, f) for f in fields]
         spec = [(f.offset, f.size, _KINDS.index(f.kind)) for f in resolved]
-        rows = self._h.walk(head, link_off, spec, max_nodes)
         node = self._node_type(tuple(f.path for f in resolved))
-        return list(map(node._make, rows))
+        return self._h.walk(head, link_off, spec, max_nodes, node)
 
     def _node_type(self, paths: tuple):
+        """The record type of these fields: made once per handle, in C (a struct sequence)."""
         with self._lock:
             cls = self._nodes.get(paths)
             if cls is None:
-                names = ["addr"] + [_node_name(p) for p in paths]
-                cls = collections.namedtuple("Node", names, rename=True)
+                # as namedtuple(rename=True): a bad or repeated name becomes _N
+                names, seen = [], {"addr"}
+                for i, p in enumerate(paths, 1):
+                    name = _node_name(p)
+                    if not name.isidentifier() or keyword.iskeyword(name) or name in seen:
+                        name = f"_{i}"
+                    seen.add(name)
+                    names.append(name)
+                cls = _kmemdev.node_type(names)
                 self._nodes[paths] = cls
             return cls
 

@@ -78,11 +78,13 @@ EXT_METHOD(kmem_read);
 EXT_METHOD(kmem_readinto);
 EXT_METHOD(kmem_read_int);
 EXT_METHOD(kmem_readv);
+EXT_METHOD(kmem_readv_ints);
 /* btf.c */
 EXT_METHOD(kmem_member);
 EXT_METHOD(kmem_type_size);
 /* walk.c */
 EXT_METHOD(kmem_walk);
+PyObject *ext_node_type(PyObject *module, PyObject *args);
 /* pagemap.c */
 EXT_METHOD(kmem_pagemap);
 /* probes.c */

@@ -448,6 +448,7 @@ static PyMethodDef kmem_methods[] = {
 	M("readinto", kmem_readinto, KW),
 	M("read_int", kmem_read_int, KW),
 	M("readv", kmem_readv, KW),
+	M("readv_ints", kmem_readv_ints, KW),
 	M("member", kmem_member, KW),
 	M("type_size", kmem_type_size, KW),
 	M("walk", kmem_walk, KW),
@@ -507,6 +508,7 @@ static PyMethodDef module_methods[] = {
 	M("open", mod_open, KW),
 	M("strerror", mod_strerror, METH_VARARGS),
 	M("library_version", mod_version, METH_NOARGS),
+	M("node_type", ext_node_type, METH_VARARGS),
 	{ NULL, NULL, 0, NULL }
 };
 

@@ -239,3 +239,95 @@ out:
 	free(iov);
 	return out;
 }
+
+/* Little-endian integer of @size bytes at @b, sign-extended if @is_signed. */
+static PyObject *int_at(const unsigned char *b, int size, int is_signed)
+{
+	uint64_t v = 0;
+
+	for (int i = size - 1; i >= 0; i--)
+		v = v << 8 | b[i];
+	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	return is_signed ? PyLong_FromLongLong((long long)v) :
+			   PyLong_FromUnsignedLongLong(v);
+}
+
+/*
+ * readv_ints(addrs, size, signed): one integer at each address, all in one
+ * kmemdev_readv(); per address its int, or the OSError of that segment (a
+ * short read counts as EFAULT, as for read_int()).
+ */
+EXT_METHOD(kmem_readv_ints)
+{
+	static char *kwlist[] = { "addrs", "size", "signed", NULL };
+	PyObject *in, *seq, *out = NULL;
+	struct kmem_ro_iov *iov = NULL;
+	unsigned char *buf = NULL;
+	int size = 8, is_signed = 0, err;
+	struct kmemdev *h = NULL;
+	Py_ssize_t n, i;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ip:readv_ints", kwlist, &in, &size,
+					 &is_signed))
+		return NULL;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return PyErr_Format(PyExc_ValueError,
+				    "an integer is 1, 2, 4 or 8 bytes, not %d", size);
+	seq = PySequence_List(in);
+	if (!seq)
+		return NULL;
+	n = PyList_Size(seq);
+	if (n > (Py_ssize_t)UINT32_MAX) {
+		PyErr_SetString(PyExc_OverflowError, "too many addresses for one call");
+		goto out;
+	}
+	iov = malloc(((size_t)n ? (size_t)n : 1) * sizeof(*iov));
+	buf = malloc(((size_t)n ? (size_t)n : 1) * (size_t)size);
+	if (!iov || !buf) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	h = ext_hold((KmemObject *)self);
+	if (!h)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint64_t addr;
+
+		if (ext_addr(h, PyList_GetItem(seq, i), &addr))
+			goto out;
+		iov[i] = (struct kmem_ro_iov){ .addr = addr, .len = (uint64_t)size,
+					       .buf = (uintptr_t)(buf + i * size) };
+	}
+	Py_BEGIN_ALLOW_THREADS
+	err = kmemdev_readv(h, iov, (unsigned int)n, NULL);
+	Py_END_ALLOW_THREADS
+	if (err) {
+		ext_oserror(KMEMDEV_OP_READ, err, NULL);
+		goto out;
+	}
+	out = PyList_New(n);
+	for (i = 0; out && i < n; i++) {
+		PyObject *r, *what;
+
+		if (iov[i].result == size) {
+			r = int_at(buf + i * size, size, is_signed);
+		} else {
+			what = addr_str(iov[i].addr);
+			r = what ? ext_oserror_obj(KMEMDEV_OP_READ, iov[i].result < 0 ?
+						   (int)iov[i].result : -EFAULT, what) : NULL;
+			Py_XDECREF(what);
+		}
+		if (!r)
+			Py_CLEAR(out);
+		else
+			PyList_SetItem(out, i, r);
+	}
+out:
+	if (h)
+		ext_release((KmemObject *)self);
+	Py_DECREF(seq);
+	free(iov);
+	free(buf);
+	return out;
+}

@@ -49,38 +49,106 @@ static PyObject *decode(const unsigned char *p, const struct field *f)
 	return PyBytes_FromStringAndSize((const char *)p, f->len);
 }
 
+/* A record as a tuple, or as an instance of @type (node_type()'s). */
+static PyObject *record(const unsigned char *r, const struct field *fields,
+			uint32_t nf, PyTypeObject *type)
+{
+	PyObject *t = type ? PyStructSequence_New(type) : PyTuple_New(nf + 1), *v;
+	const unsigned char *p = r + 8;
+	uint64_t addr;
+
+	if (!t)
+		return NULL;
+	memcpy(&addr, r, 8);
+	for (uint32_t j = 0; j <= nf; j++) {
+		v = j ? decode(p, &fields[j - 1]) : PyLong_FromUnsignedLongLong(addr);
+		if (!v) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		if (j)
+			p += fields[j - 1].len;
+		if (type)
+			PyStructSequence_SetItem(t, j, v);
+		else
+			PyTuple_SetItem(t, j, v);
+	}
+	return t;
+}
+
 static PyObject *records(const unsigned char *buf, uint32_t nodes,
-			 const struct field *fields, uint32_t nf, size_t rec)
+			 const struct field *fields, uint32_t nf, size_t rec,
+			 PyTypeObject *type)
 {
 	PyObject *list = PyList_New(nodes);
 
-	if (!list)
-		return NULL;
-	for (uint32_t i = 0; i < nodes; i++) {
-		const unsigned char *r = buf + (size_t)i * rec, *p = r + 8;
-		PyObject *t = PyTuple_New(nf + 1), *v;
-		uint64_t addr;
+	for (uint32_t i = 0; list && i < nodes; i++) {
+		PyObject *t = record(buf + (size_t)i * rec, fields, nf, type);
 
 		if (!t)
-			goto fail;
-		PyList_SetItem(list, i, t);
-		memcpy(&addr, r, 8);
-		v = PyLong_FromUnsignedLongLong(addr);
-		if (!v)
-			goto fail;
-		PyTuple_SetItem(t, 0, v);
-		for (uint32_t j = 0; j < nf; j++) {
-			v = decode(p, &fields[j]);
-			if (!v)
-				goto fail;
-			PyTuple_SetItem(t, j + 1, v);
-			p += fields[j].len;
-		}
+			Py_CLEAR(list);
+		else
+			PyList_SetItem(list, i, t);
 	}
 	return list;
-fail:
-	Py_DECREF(list);
-	return NULL;
+}
+
+/*
+ * node_type(names): a struct sequence type "kmemdev.Node" with the fields
+ * addr and @names (valid identifiers, distinct), for walk()'s records: a
+ * tuple with named fields, made in C.  The field names live in a bytes
+ * object the type keeps (the type points at them).
+ */
+PyObject *ext_node_type(PyObject *module, PyObject *args)
+{
+	PyStructSequence_Field *f;
+	PyStructSequence_Desc desc = { "kmemdev.Node", "A node of a kernel list "
+				       "(kmemdev.Kmem.walk()): addr, then its fields.", NULL, 0 };
+	PyObject *names, *seq, *keep = NULL, *type = NULL;
+	Py_ssize_t n, i, bytes;
+	char *at;
+
+	(void)module;
+	if (!PyArg_ParseTuple(args, "O:node_type", &names))
+		return NULL;
+	seq = PySequence_List(names);
+	if (!seq)
+		return NULL;
+	n = PyList_Size(seq);
+	bytes = (n + 2) * (Py_ssize_t)sizeof(*f) + 5;
+	for (i = 0; i < n; i++) {
+		Py_ssize_t len;
+
+		if (!PyUnicode_AsUTF8AndSize(PyList_GetItem(seq, i), &len))
+			goto out;
+		bytes += len + 1;
+	}
+	keep = PyBytes_FromStringAndSize(NULL, bytes);
+	if (!keep)
+		goto out;
+	f = (PyStructSequence_Field *)(void *)PyBytes_AsString(keep);
+	at = (char *)(f + n + 2);
+	memcpy(at, "addr", 5);
+	f[0] = (PyStructSequence_Field){ at, NULL };
+	at += 5;
+	for (i = 0; i < n; i++) {
+		Py_ssize_t len;
+		const char *name = PyUnicode_AsUTF8AndSize(PyList_GetItem(seq, i), &len);
+
+		memcpy(at, name, (size_t)len + 1);
+		f[i + 1] = (PyStructSequence_Field){ at, NULL };
+		at += len + 1;
+	}
+	f[n + 1] = (PyStructSequence_Field){ NULL, NULL };
+	desc.fields = f;
+	desc.n_in_sequence = (int)n + 1;
+	type = (PyObject *)PyStructSequence_NewType(&desc);
+	if (type && PyObject_SetAttrString(type, "_kmemdev_names", keep))
+		Py_CLEAR(type);
+out:
+	Py_XDECREF(keep);
+	Py_DECREF(seq);
+	return type;
 }
 
 /* The walk's error, with the nodes gathered before it (exc.nodes) and where it failed. */
@@ -106,7 +174,9 @@ static PyObject *walk_error(int err, const struct kmem_ro_walk *w, PyObject *nod
 
 EXT_METHOD(kmem_walk)
 {
-	static char *kwlist[] = { "head", "link_offset", "fields", "max_nodes", NULL };
+	static char *kwlist[] = { "head", "link_offset", "fields", "max_nodes",
+				  "node_type", NULL };
+	PyObject *node_type = Py_None;
 	struct kmem_ro_field kf[KMEM_RO_WALK_MAX_FIELDS];
 	struct field fields[KMEM_RO_WALK_MAX_FIELDS];
 	PyObject *head, *flist, *seq, *out = NULL;
@@ -118,9 +188,14 @@ EXT_METHOD(kmem_walk)
 	void *buf;
 	int err;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O|I:walk", kwlist, &head,
-					 ext_u64_conv, &link, &flist, &max_nodes))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O|IO:walk", kwlist, &head,
+					 ext_u64_conv, &link, &flist, &max_nodes,
+					 &node_type))
 		return NULL;
+	if (node_type != Py_None && !PyType_Check(node_type)) {
+		PyErr_SetString(PyExc_TypeError, "node_type is a type from node_type()");
+		return NULL;
+	}
 	seq = PySequence_List(flist);
 	if (!seq)
 		return NULL;
@@ -176,7 +251,8 @@ EXT_METHOD(kmem_walk)
 		Py_END_ALLOW_THREADS
 		ext_release((KmemObject *)self);
 		/* records gathered before an error are kept: the driver checked them */
-		out = records(buf, nodes, fields, nf, rec);
+		out = records(buf, nodes, fields, nf, rec, node_type == Py_None ? NULL :
+			      (PyTypeObject *)node_type);
 		free(buf);
 		if (err && out) {
 			walk_error(err, &w, out);

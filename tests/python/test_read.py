@@ -169,3 +169,24 @@ def test_info_kcore_agrees(k, kcore):
     a, b = k.info, kcore.info
     assert (a.page_offset, a.kernel_map, a.phys_base) == (b.page_offset, b.kernel_map, b.phys_base)
     assert b.abi_version == 0 and b.features == 0
+
+
+def test_readv_ints(k, kallsyms):
+    base = kallsyms["_stext"][0]
+    raw = k.read(base, 64)
+    assert k.readv_ints([base + 8 * i for i in range(8)]) == \
+        [int.from_bytes(raw[8 * i:8 * i + 8], "little") for i in range(8)]
+    assert k.readv_ints([base, base + 4], 4, True) == \
+        [int.from_bytes(raw[0:4], "little", signed=True),
+         int.from_bytes(raw[4:8], "little", signed=True)]
+    res = k.readv_ints(["linux_banner", 0, UNMAPPED], 1)
+    assert res[0] == ord("L")
+    assert isinstance(res[1], OSError) and res[1].errno == errno.EINVAL
+    assert isinstance(res[2], OSError) and res[2].errno == errno.EFAULT
+    assert k.readv_ints([]) == []
+    with pytest.raises(ValueError):
+        k.readv_ints([base], 3)
+    with pytest.raises(OverflowError):
+        k.readv_ints([-1])
+    with pytest.raises(TypeError):
+        k.readv_ints(5)

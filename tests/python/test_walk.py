@@ -46,7 +46,8 @@ def test_state_is_proc_stat(k):
 def test_field_objects_and_names(k):
     f = k.member("task_struct", "se.group_node")
     tasks = task_list(k, [f, "comm"])
-    assert tasks[0]._fields == ("addr", "se_group_node", "comm")
+    assert type(tasks[0]).__match_args__ == ("addr", "se_group_node", "comm")
+    assert tasks[0][2] == tasks[0].comm and len(tasks[0]) == 3
     assert isinstance(tasks[0].se_group_node, bytes) and len(tasks[0].se_group_node) == 16
 
 
