@@ -252,9 +252,12 @@ static PyObject *events_fileno(PyObject *self, PyObject *unused)
 	int fd;
 
 	(void)unused;
+	/* never wait for the stream's lock holding the GIL: next() holds it */
+	Py_BEGIN_ALLOW_THREADS
 	pthread_mutex_lock(&o->lock);
 	fd = o->ev ? kmemdev_events_fd(o->ev) : -EBADF;
 	pthread_mutex_unlock(&o->lock);
+	Py_END_ALLOW_THREADS
 	if (fd < 0)
 		return PyErr_Format(PyExc_ValueError, "fileno() on a closed event stream");
 	return PyLong_FromLong(fd);

@@ -3,6 +3,7 @@
 the member's refusal to subscribe."""
 import errno
 import subprocess
+import sys
 
 import pytest
 
@@ -71,3 +72,23 @@ def test_snapshots(k):
     with pytest.raises(OSError) as e:
         k.snapshots(5)  # below KMEM_RO_EVENTS_SNAPSHOT_MIN_MS
     assert e.value.errno == errno.EINVAL
+
+
+@pytest.mark.skipif(MEMBER, reason="joining needs CAP_SYS_ADMIN")
+def test_fileno_while_next_waits():
+    """fileno() while another thread waits in next(): neither waits for the
+    stream's lock holding the GIL (that hung the whole interpreter), so it
+    runs in a child process, its hang bound by the timeout."""
+    code = (
+        "import threading, time, kmemdev\n"
+        "k = kmemdev.open()\n"
+        "ev = k.events()\n"
+        "t = threading.Thread(target=lambda: ev.next(timeout=3))\n"
+        "t.start()\n"
+        "time.sleep(0.5)\n"
+        "fds = {ev.fileno() for _ in range(20)}\n"
+        "t.join()\n"
+        "print('ok', len(fds))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.split() == ["ok", "1"], r.stderr
