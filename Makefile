@@ -338,7 +338,8 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
 	$(MAKE) -C bench clean
+	rm -rf python/build python/*.egg-info python/kmemdev/*.so
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib preload tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib preload tools python deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update

@@ -224,11 +224,12 @@ def _node_name(path: str) -> str:
 class Kmem:
     """A libkmemdev handle: see open() and the module's help."""
 
-    __slots__ = ("_h", "_nodes", "_lock", "__weakref__")
+    __slots__ = ("_h", "_nodes", "_members", "_lock", "__weakref__")
 
     def __init__(self, handle: "_kmemdev.Handle"):
         self._h = handle
         self._nodes: dict = {}
+        self._members: dict = {}
         self._lock = threading.Lock()
 
     def __enter__(self) -> "Kmem":
@@ -376,18 +377,24 @@ class Kmem:
         (malformed path, through a pointer, a bitfield), ERANGE (index past
         the array), ENODATA (the kernel has no BTF).
         """
-        off, size, kind = self._h.member(type, path)
-        return Field(path, off, size, _KINDS[kind])
+        # BTF is the handle's for its life, and libbpf finds a type by
+        # name with a scan of every type: each answer is kept
+        key = (type, path)
+        f = self._members.get(key)
+        if f is None or self._h.closed:
+            off, size, kind = self._h.member(type, path)
+            f = self._members[key] = Field(path, off, size, _KINDS[kind])
+        return f
 
     def offsetof(self, type: str, path: str) -> int:  # noqa: A002
         """Byte offset of a member path in a type: see member()."""
-        return self._h.member(type, path)[0]
+        return self.member(type, path).offset
 
     def sizeof(self, type: str, path: Optional[str] = None) -> int:  # noqa: A002
         """Size of a type, or of a member path in it: see member()."""
         if path is None:
             return self._h.type_size(type)
-        return self._h.member(type, path)[1]
+        return self.member(type, path).size
 
     # ---- lists ----
 

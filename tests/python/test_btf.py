@@ -88,3 +88,13 @@ def test_argument_types(k):
 
 def test_kcore_has_btf_too(kcore, k):
     assert kcore.offsetof("task_struct", "comm") == k.offsetof("task_struct", "comm")
+
+
+def test_answers_kept_but_not_past_close():
+    import kmemdev
+    h = kmemdev.open()
+    f = h.member("task_struct", "comm")
+    assert h.member("task_struct", "comm") is f  # kept: BTF is the handle's
+    h.close()
+    with pytest.raises(ValueError, match="closed"):
+        h.member("task_struct", "comm")
