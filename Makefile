@@ -33,6 +33,8 @@
 #                   bookworm and a trixie root (part of check)
 #   make deb        Debian packages (kmem-ro-dkms, libkmemdev0, libkmemdev-dev,
 #                   kmemctl) in build/deb, checked by lintian
+#   make python     the Python binding (python/: import kmemdev), its
+#                   extension built in place against libkmemdev.a
 
 # Kernel series (vmtest/fetch-kernels.sh): 6.1, 6.12 (bookworm and its
 # backports), 7.3 (trixie-backports' newest 7.x), sid (sid's).  KERNELS
@@ -89,6 +91,13 @@ preload: lib
 tools: lib
 	$(MAKE) -C tools
 
+# python/kmemdev/_kmemdev.abi3.so: one build for every Python from 3.11
+# (the stable ABI), with Debian's python3 and setuptools (setup.py builds
+# libkmemdev.a too).  pip install --no-build-isolation ./python installs it.
+PYTHON ?= /usr/bin/python3
+python: lib
+	cd python && $(PYTHON) setup.py -q build_ext --inplace
+
 # kmem_ro.ko and the test-only kmem_ro_testobj.ko per test kernel,
 # warnings are errors.
 test-modules: deps
@@ -110,7 +119,7 @@ sparse: deps
 		! grep -qE 'warning|error|not available or not up to date' $(BUILD)/sparse-$$k.log; \
 	done
 
-vm-binaries: lib preload
+vm-binaries: lib preload python
 	$(MAKE) -C tests/vm
 	$(MAKE) -C tools static
 	cp tools/kmemctl.static $(BUILD)/vm/kmemctl
@@ -329,7 +338,8 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
 	$(MAKE) -C bench clean
+	rm -rf python/build python/*.egg-info python/kmemdev/*.so
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib preload tools deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib preload tools python deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update

@@ -19,8 +19,8 @@ log() { printf 'deb: %s\n' "$*" >&2; }
 
 # Build-Depends and the tools to check the result.  dh-dkms is its own
 # package on bookworm and trixie (bookworm's is dkms 3.0.10's).
-deps=(dpkg-dev debhelper dh-dkms fakeroot lintian libbpf-dev libelf-dev
-      libnl-genl-3-dev pkg-config zlib1g-dev)
+deps=(dpkg-dev debhelper dh-dkms dh-python fakeroot lintian libbpf-dev libelf-dev
+      libnl-genl-3-dev pkg-config python3-all-dev python3-setuptools zlib1g-dev)
 missing=()
 for p in "${deps[@]}"; do
 	dpkg-query -W -f '${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed ||

@@ -56,12 +56,18 @@ declare -A NEED=(
 	# vmtest/run.sh's +virtio-mem: .ko.xz modules, the QMP helper
 	[xz]=xz-utils
 	[/usr/bin/python3]=python3
+	# the Python binding (make python): headers, setuptools, wheel; its
+	# tests run under pytest in the VM
+	[/usr/bin/python3-config]=python3-dev
+	[/usr/lib/python3/dist-packages/setuptools/__init__.py]=python3-setuptools
+	[/usr/lib/python3/dist-packages/wheel/__init__.py]=python3-wheel
+	[/usr/lib/python3/dist-packages/pytest/__init__.py]=python3-pytest
 )
 
 # Only the VM suite and the man-page checks use these.
 TEST_ONLY=(qemu-system-x86 busybox-static cpio sparse check libsubunit-dev strace
 	   python3-drgn groff-base man-db debootstrap gcc-multilib tmux abigail-tools
-	   xz-utils python3)
+	   xz-utils python3 python3-pytest)
 DEMO_ONLY=(qemu-system-x86 busybox-static cpio)
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

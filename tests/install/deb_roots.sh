@@ -3,9 +3,10 @@
 #
 # The Debian packages of `make deb` as a Debian user installs them, on
 # bookworm and on trixie: apt-get install of kmem-ro-dkms, libkmemdev0,
-# libkmemdev-dev and kmemctl pulls dkms and the libraries from the mirror,
-# DKMS builds kmem_ro.ko for the root's kernel, the group and the udev rule
-# are there, the example of libkmemdev-dev builds with pkg-config; then
+# libkmemdev-dev, kmemctl and python3-kmemdev pulls dkms and the libraries
+# from the mirror, DKMS builds kmem_ro.ko for the root's kernel, the group
+# and the udev rule are there, the example of libkmemdev-dev builds with
+# pkg-config, the Python module imports in the root's python3; then
 # apt-get purge leaves nothing: no package in dpkg -l, no /usr/src tree,
 # no module under /lib/modules, nothing in dkms status.
 #
@@ -34,7 +35,7 @@ APTCACHE=${KMEM_RO_DEB_APT:-$CACHE/deb-apt}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 VERSION=$(cat "$top/VERSION")
-PACKAGES=(kmem-ro-dkms libkmemdev0 libkmemdev-dev kmemctl)
+PACKAGES=(kmem-ro-dkms libkmemdev0 libkmemdev-dev kmemctl python3-kmemdev)
 declare -A KERNEL=([bookworm]=6.12 [trixie]=7.3)
 pass=0 fail=0
 
@@ -187,6 +188,14 @@ t_dev() {
 		bash -n /usr/share/bash-completion/completions/kmemctl'
 }
 
+# python3-kmemdev's extension (the stable ABI of 3.11) loads in the root's
+# own python3 (bookworm's 3.11, trixie's 3.13) against libkmemdev0.
+t_python() {
+	in_root python3 -c 'import sys, kmemdev
+print(sys.version.split()[0], kmemdev.library_version())
+assert kmemdev.library_version() == sys.argv[1]' "$VERSION"
+}
+
 # The library and kmemctl from source with -Werror against the root's own
 # glibc and headers (trixie's glibc 2.41 once broke the kcore preload's
 # build), with the build packages libkmemdev-dev and t_dev pulled in.
@@ -246,6 +255,7 @@ run_suite() {
 		check "one kmem_ro.ko for $rel, in depmod's index, vermagic $rel" t_module
 		check "group kmem_ro and the udev rule" t_group_udev
 		check "libkmemdev-dev's example builds with pkg-config and runs; kmemctl runs" t_dev
+		check "python3-kmemdev imports in the root's python3" t_python
 		[ "$suite" = bookworm ] || check "make lib tools from source, -Werror" t_source
 		check "apt-get purge: nothing left (dpkg -l, /usr/src, /lib/modules, dkms)" t_purge
 	fi
