@@ -13,6 +13,15 @@
  * call that has a larger segment, and a call of a few segments copies
  * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
+ *
+ * The fixed cost of a call counts too: drgn under the kcore preload makes
+ * one call per read it cannot serve otherwise, of one segment of 8 or 16
+ * bytes.  Such a call copies the argument in, up to four segments in,
+ * data and results out and @done out, the fewest copies its ABI allows.
+ * Where the kernel masks user addresses (6.12 and later) the first two
+ * are word loads in one masked window each (uarg.c), and the data and
+ * results go out as stores in one window.  Only @done goes back of the
+ * argument, as one store.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -193,8 +202,9 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	uiov = u64_to_user_ptr(rv.iov_addr);
 	if (rv.iov_count <= ARRAY_SIZE(stack_iov)) {
 		iov = stack_iov;
-		if (copy_from_user(iov, uiov, rv.iov_count * sizeof(*iov)))
-			return -EFAULT;
+		err = kmem_ro_copy_in(iov, uiov, rv.iov_count * sizeof(*iov));
+		if (err)
+			return err;
 	} else {
 		iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
 		if (IS_ERR(iov))
@@ -247,9 +257,9 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	}
 	if (!err)
 		err = kmem_ro_readv_flush(&g, iov, uiov);
-	rv.done = i;
-	if (!err)
-		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
+	/* the only field READV changes: nothing else of the caller's is rewritten */
+	if (!err && put_user(i, &((struct kmem_ro_readv __user *)uarg)->done))
+		err = -EFAULT;
 
 	if (bounce)
 		free_page((unsigned long)bounce);
