@@ -9,10 +9,12 @@
  * masks user addresses (6.12 and later) the argument and the segments
  * come in as word loads in one masked user-access window each, as the
  * kernel's own copy_from_user() masks there: no get_user() of the size
- * first, no rep movs start-up, no hardened-usercopy lookup.  On 6.1 a
- * window would start with access_ok() and an lfence that its
- * copy_from_user() does not pay: there they stay get_user() and
- * copy_from_user().
+ * first, no rep movs start-up, no hardened-usercopy lookup, no lfence.
+ * 6.1 has no masking: there they stay get_user() and copy_from_user().
+ * A user_access_begin() window would pay the lfence 6.1's copy_from_user()
+ * pays (lib/usercopy.c) and save the rest, but a driver that opened such
+ * windows on 6.1 hung once in the fuzzer, unexplained
+ * (docs/benchmarks.md): this one does not.
  */
 #include <linux/mm.h>
 #include <linux/minmax.h>
