@@ -20,8 +20,8 @@
  * data and results out and @done out, the fewest copies its ABI allows.
  * Where the kernel masks user addresses (6.12 and later) the first two
  * are word loads in one masked window each (uarg.c), and the data and
- * results go out as stores in one window.  Only @done goes back of the
- * argument, as one store.
+ * results go out as stores in one window, masked too: no lfence in the
+ * call.  Only @done goes back of the argument, as one store.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -118,8 +118,9 @@ static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
  * Write the group out in segment order, as kmem_ro_readv_big() and a
  * put_user() of each result would: a buffer that cannot be written gets
  * -EFAULT as its result.  One user-access window for the group (the
- * results' array checked at once, each buffer with access_ok()), another
- * only after a buffer faults.
+ * results' array checked at once, or masked where the kernel masks user
+ * addresses; each buffer with access_ok()), another only after a buffer
+ * faults.
  *
  * Return: 0, or -EFAULT when a result could not be written.
  */
@@ -134,7 +135,15 @@ static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
 	const char *data = (const char *)g->data;
 
 	while (res < end) {
-		if (!user_access_begin(u, (end - res) * sizeof(*u)))
+		/*
+		 * The segments were read from @u on: it is user memory.  Masked
+		 * (no lfence), an address past user memory would become its
+		 * top, and the results, stored in order from @u, would fault in
+		 * the guard page above it.
+		 */
+		if (can_do_masked_user_access())
+			u = masked_user_access_begin(u);
+		else if (!user_access_begin(u, (end - res) * sizeof(*u)))
 			return -EFAULT;
 		for (; res < end; data += kmem_ro_readv_room(v), res++, v++, u++) {
 			void __user *ubuf = u64_to_user_ptr(v->buf);
