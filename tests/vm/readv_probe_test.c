@@ -30,15 +30,20 @@
 #define PAGE 4096UL
 
 static const char *const funcs[] = {
-	"kmem_ro_copy_in", "kmem_ro_arg_in", "kmem_ro_readv_ioctl",
+	"kmem_ro_copy_in", "kmem_ro_arg_in", "kmem_ro_readv_ioctl", "kmem_ro_readv_flush",
 	"kmem_ro_reader_begin", "kmem_ro_reader_end", "kmem_ro_read_object",
 	"__rcu_read_lock", "__rcu_read_unlock",
 };
 
-/* kprobes at offsets 1..255 of each function; the driver refuses what is no instruction */
+/*
+ * kprobes at offsets 1..511 of each function (the group's window,
+ * kmem_ro_readv_flush(), is about 400 bytes on 6.12); the driver refuses
+ * what is no instruction or lies past the function.
+ */
+#define MAX_OFFSET 512
 static unsigned int arm(int fd)
 {
-	static struct kmem_ro_probe_spec specs[256];
+	static struct kmem_ro_probe_spec specs[MAX_OFFSET];
 	unsigned int n, ok = 0;
 
 	for (unsigned int i = 0; i < sizeof(funcs) / sizeof(*funcs); i++) {
@@ -48,7 +53,7 @@ static unsigned int arm(int fd)
 		if (!addr)
 			continue;
 		n = 0;
-		for (unsigned int off = 1; off < 256; off++) {
+		for (unsigned int off = 1; off < MAX_OFFSET; off++) {
 			specs[n] = (struct kmem_ro_probe_spec){ .addr = addr, .offset = off,
 								 .flags = KMEM_RO_PROBE_ENABLED };
 			snprintf(specs[n].name, sizeof(specs[n].name), "%s", funcs[i]);
