@@ -67,8 +67,8 @@ struct kmem_ro_pt_memo {
  *	caller that guards such RAM itself (mmap.c's revocation)
  * @pt: table pages checked in this section
  *
- * A section is an RCU read-side critical section: nothing in it may
- * sleep, so it never spans a user copy.
+ * A section is an RCU-sched read-side critical section (preemption
+ * disabled): nothing in it may sleep, so it never spans a user copy.
  */
 struct kmem_ro_reader {
 	const struct kmem_ro_ram *ram;
@@ -104,8 +104,8 @@ struct kmem_ro_checked_page {
 
 struct file;
 void kmem_ro_reader_init(struct kmem_ro_reader *r);
-void kmem_ro_reader_begin(struct kmem_ro_reader *r) __acquires(RCU);
-void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU);
+void kmem_ro_reader_begin(struct kmem_ro_reader *r) __acquires(RCU_SCHED);
+void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU_SCHED);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);

@@ -12,6 +12,15 @@
  * Checks and copies run in reader sections (struct kmem_ro_reader): the
  * RAM list read under RCU, no lock and no atomic for boot RAM, so readers
  * never wait for each other or for /proc/kcore's readers.
+ *
+ * A section is RCU-sched, preemption disabled: since v5.0 a grace period
+ * (the kfree_rcu() of a replaced RAM list) waits for those as for
+ * rcu_read_lock() (rcu_read_lock_sched() in <linux/rcupdate.h>, 6.1,
+ * 6.12, 7.3).  On these PREEMPT_RCU kernels rcu_read_lock() and
+ * rcu_read_unlock() are two calls (__rcu_read_lock(), with a return thunk
+ * on CPUs that need one); preempt_disable() is one per-CPU increment.  A
+ * section is short: one page copied at most, or one READV segment or
+ * WALK node of a few fields.
  */
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
@@ -79,17 +88,17 @@ void kmem_ro_reader_init(struct kmem_ro_reader *r)
 }
 
 static __always_inline void __kmem_ro_reader_begin(struct kmem_ro_reader *r)
-	__acquires(RCU)
+	__acquires(RCU_SCHED)
 {
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	r->ram = kmem_ro_ram_rcu();
 	r->pt.fresh = 0;	/* table pages met before: looked at again */
 }
 
 static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
-	__releases(RCU)
+	__releases(RCU_SCHED)
 {
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	if (unlikely(r->offline_held)) {
 		page_offline_end();
 		r->offline_held = false;
@@ -101,8 +110,8 @@ static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
  * kmem_ro_reader_begin() - start a section of checks and copies
  * @r: the reader (kmem_ro_reader_init())
  *
- * A section reads the RAM list under RCU: no reference, no lock, no
- * atomic for boot RAM.  It must not sleep, so it ends before any user
+ * A section reads the RAM list under RCU-sched: no reference, no lock,
+ * no atomic for boot RAM.  It must not sleep, so it ends before any user
  * copy (a user page can stall for ever: FUSE, userfaultfd) and before
  * cond_resched().  Table pages checked in one section count in the next
  * sections of the same reader, each looked at again by its struct page's
@@ -111,7 +120,7 @@ static __always_inline void __kmem_ro_reader_end(struct kmem_ro_reader *r)
  * the offline lock do not count (kmem_ro_reader_end()).
  */
 void kmem_ro_reader_begin(struct kmem_ro_reader *r)
-	__acquires(RCU)
+	__acquires(RCU_SCHED)
 {
 	__kmem_ro_reader_begin(r);
 }
@@ -121,7 +130,7 @@ void kmem_ro_reader_begin(struct kmem_ro_reader *r)
  * @r: the reader
  */
 void kmem_ro_reader_end(struct kmem_ro_reader *r)
-	__releases(RCU)
+	__releases(RCU_SCHED)
 {
 	__kmem_ro_reader_end(r);
 }
@@ -160,9 +169,9 @@ fault:
 static void kmem_ro_reader_hold_offline(struct kmem_ro_reader *r,
 					struct kmem_ro_checked_page *checked)
 {
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	page_offline_begin();
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	r->ram = kmem_ro_ram_rcu();
 	r->offline_held = true;
 	r->pt.nr = 0;

@@ -43,15 +43,16 @@ extern struct kmem_ro_ram __rcu *kmem_ro_ram_now;
 /**
  * kmem_ro_ram_rcu() - the System RAM list, for one reader's section
  *
- * Call under rcu_read_lock(): the list stays valid until
- * rcu_read_unlock() (a refresh frees the one it replaces with
- * kfree_rcu()), and costs a reader no atomic, as a reference would.
+ * Call under rcu_read_lock_sched() (a reader section, kread.c) or
+ * rcu_read_lock(): the list stays valid until the section ends (a
+ * refresh frees the one it replaces with kfree_rcu(), whose grace period
+ * waits for both), and costs a reader no atomic, as a reference would.
  *
  * Return: the list.
  */
 static inline const struct kmem_ro_ram *kmem_ro_ram_rcu(void)
 {
-	return rcu_dereference(kmem_ro_ram_now);
+	return rcu_dereference_check(kmem_ro_ram_now, rcu_read_lock_sched_held());
 }
 
 /* The range of @ram holding @nr pages from @pfn, or NULL. */
@@ -67,23 +68,26 @@ static inline const struct kmem_ro_pfns *kmem_ro_ram_find(const struct kmem_ro_r
 }
 
 /*
- * Copy @page's struct page with nofault loads: memory hot-removed since
- * pfn_to_online_page() found its section online has no memmap any more
- * (depopulate_section_memmap() unmaps it, and nothing a module can take
- * holds removal off).  6.1's read_kcore_iter() oopsed on exactly that in
- * the vmem group; here the fault only refuses the page.  One cache line,
- * as the plain reads of the flags touch.
+ * Copy what the checks read of @page's struct page with nofault loads:
+ * memory hot-removed since pfn_to_online_page() found its section online
+ * has no memmap any more (depopulate_section_memmap() unmaps it, and
+ * nothing a module can take holds removal off).  6.1's read_kcore_iter()
+ * oopsed on exactly that in the vmem group; here the fault only refuses
+ * the page.  Three words of one cache line: the flags (PG_hwpoison), the
+ * compound head (compound_info in 7.x: PageTail()) and page_type
+ * (PageOffline()); the checks read nothing else of the copy.
  */
 static __always_inline bool kmem_ro_page_copy(struct page *dst, const struct page *page)
 {
-	const u64 *src = (const u64 *)page;
-	u64 *to = (u64 *)dst;
-	unsigned int i;
+	const unsigned long *src = (const unsigned long *)page;
+	unsigned long *to = (unsigned long *)dst;
+	const unsigned int type = offsetof(struct page, page_type) / sizeof(long);
 
-	BUILD_BUG_ON(sizeof(*page) % sizeof(u64));
+	BUILD_BUG_ON(type < 2 || type >= sizeof(*page) / sizeof(long));
 	pagefault_disable();
-	for (i = 0; i < sizeof(*page) / sizeof(u64); i++)
-		__get_kernel_nofault(&to[i], &src[i], u64, fault);
+	__get_kernel_nofault(&to[0], &src[0], unsigned long, fault);
+	__get_kernel_nofault(&to[1], &src[1], unsigned long, fault);
+	__get_kernel_nofault(&to[type], &src[type], unsigned long, fault);
 	pagefault_enable();
 	return true;
 fault:

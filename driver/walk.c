@@ -47,7 +47,6 @@ static bool kmem_ro_walk_record(struct kmem_ro_walker *k, unsigned long link)
 	char *pos = k->batch + k->batched * k->record_size;
 	u32 i;
 
-
 	if (k->w->flags & KMEM_RO_WALK_NODE_ADDR) {
 		memcpy(pos, &node, sizeof(u64));
 		pos += sizeof(u64);
