@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * READV's user-access windows under kprobes: a kprobe on every instruction
- * of the driver's user-copy paths (argument in, segments in; the data,
- * results and done go out from kmem_ro_readv_ioctl() and what it inlines),
- * of its reader sections and of __rcu_read_lock()/__rcu_read_unlock() (out
- * of line on PREEMPT_RCU kernels, called per segment), while the argument, the
- * segment array and the buffers fault inside the windows: file pages not
+ * of the driver's user-copy paths (argument in, segments in, the group's
+ * data and results out in kmem_ro_readv_flush(), done out in
+ * kmem_ro_readv_ioctl()) and of its reader sections, while the argument,
+ * the segment array and the buffers fault inside the windows: file pages not
  * yet mapped (a memfd mapped anew per call), fresh anonymous buffers, the
  * argument in a kmem_ro mapping of text, bad pointers.  A kprobe on a
  * load that faults is single-stepped out of line with interrupts off
@@ -32,7 +31,6 @@
 static const char *const funcs[] = {
 	"kmem_ro_copy_in", "kmem_ro_arg_in", "kmem_ro_readv_ioctl", "kmem_ro_readv_flush",
 	"kmem_ro_reader_begin", "kmem_ro_reader_end", "kmem_ro_read_object",
-	"__rcu_read_lock", "__rcu_read_unlock",
 };
 
 /*
