@@ -201,6 +201,9 @@ int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
 		   const void __user *uarg, u64 *usize);
 int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 		    u64 usize);
+/* Up to this many bytes come in as plain loads (READV's stack segments). */
+#define KMEM_RO_SMALL_COPY_IN	128
+int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len);
 
 long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls);
 

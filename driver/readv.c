@@ -13,6 +13,15 @@
  * call that has a larger segment, and a call of a few segments copies
  * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
+ *
+ * The fixed cost of a call counts too: drgn under the kcore preload makes
+ * one call per read it cannot serve otherwise, of one segment of 8 or 16
+ * bytes.  Such a call copies the argument in, up to four segments in,
+ * data and results out and @done out, the fewest copies its ABI allows.
+ * Where the kernel masks user addresses (6.12 and later) the first two
+ * are word loads in one masked window each (uarg.c), and the data and
+ * results go out as stores in one window, masked too: no lfence in the
+ * call.  Only @done goes back of the argument, as one store.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -109,8 +118,9 @@ static void kmem_ro_readv_small(struct kmem_ro_readv_group *g,
  * Write the group out in segment order, as kmem_ro_readv_big() and a
  * put_user() of each result would: a buffer that cannot be written gets
  * -EFAULT as its result.  One user-access window for the group (the
- * results' array checked at once, each buffer with access_ok()), another
- * only after a buffer faults.
+ * results' array checked at once, or masked where the kernel masks user
+ * addresses; each buffer with access_ok()), another only after a buffer
+ * faults.
  *
  * Return: 0, or -EFAULT when a result could not be written.
  */
@@ -125,7 +135,15 @@ static int kmem_ro_readv_flush(struct kmem_ro_readv_group *g,
 	const char *data = (const char *)g->data;
 
 	while (res < end) {
-		if (!user_access_begin(u, (end - res) * sizeof(*u)))
+		/*
+		 * The segments were read from @u on: it is user memory.  Masked
+		 * (no lfence), an address past user memory would become its
+		 * top, and the results, stored in order from @u, would fault in
+		 * the guard page above it.
+		 */
+		if (can_do_masked_user_access())
+			u = masked_user_access_begin(u);
+		else if (!user_access_begin(u, (end - res) * sizeof(*u)))
 			return -EFAULT;
 		for (; res < end; data += kmem_ro_readv_room(v), res++, v++, u++) {
 			void __user *ubuf = u64_to_user_ptr(v->buf);
@@ -193,8 +211,9 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	uiov = u64_to_user_ptr(rv.iov_addr);
 	if (rv.iov_count <= ARRAY_SIZE(stack_iov)) {
 		iov = stack_iov;
-		if (copy_from_user(iov, uiov, rv.iov_count * sizeof(*iov)))
-			return -EFAULT;
+		err = kmem_ro_copy_in(iov, uiov, rv.iov_count * sizeof(*iov));
+		if (err)
+			return err;
 	} else {
 		iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
 		if (IS_ERR(iov))
@@ -247,9 +266,9 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	}
 	if (!err)
 		err = kmem_ro_readv_flush(&g, iov, uiov);
-	rv.done = i;
-	if (!err)
-		err = kmem_ro_arg_out(uarg, &rv, sizeof(rv), usize);
+	/* the only field READV changes: nothing else of the caller's is rewritten */
+	if (!err && put_user(i, &((struct kmem_ro_readv __user *)uarg)->done))
+		err = -EFAULT;
 
 	if (bounce)
 		free_page((unsigned long)bounce);

@@ -289,7 +289,8 @@ struct kmem_ro_iov {
  * @iov_count: in: number of segments, at most KMEM_RO_READV_MAX_SEGS
  * @done: out: segments processed; their @result fields are written.  Less
  *	than @iov_count when a signal arrived: the call still returns 0, so
- *	completed results are never lost; resubmit the rest.
+ *	completed results are never lost; resubmit the rest.  The only field
+ *	of the argument the call writes.
  * @reserved: in: must be 0
  *
  * Errors of the call itself: EINVAL (flags, reserved, @iov_addr/@iov_count

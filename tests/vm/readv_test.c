@@ -8,13 +8,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vmtest.h"
@@ -620,6 +623,167 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+/*
+ * Run @fn with the device open, as root and then as a member of the
+ * device's group (uid 1000, no capability) in a child: READV's copies of
+ * its argument and segments are the same for both.
+ */
+static void as_root_and_member(void (*fn)(int fd, const struct kmem_ro_info *info,
+					  const char *kc), int kcore_bytes)
+{
+	static const gid_t groups[] = { MONITOR_GID };
+	int fd = vt_open_dev(), status;
+	struct kmem_ro_info info = layout_of(fd);
+	char kc[64];
+	pid_t pid;
+
+	ck_assert_uint_le(kcore_bytes, sizeof(kc));
+	ck_assert_int_eq(vt_kcore_read(info.text_start, kc, kcore_bytes), 0);
+	fn(fd, &info, kc);
+	close(fd);
+
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, MONITOR_GID), 0);
+	ck_assert_int_eq(chmod(KMEM_RO_DEVICE, 0440), 0);
+	pid = vt_fork_as(MEMBER_UID, MEMBER_UID, groups, 1);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fd = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(101);
+		fn(fd, &info, kc);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "member: status %#x", status);
+}
+
+/*
+ * Of the argument only @done is written: its first fields may sit in a
+ * read-only page when @done sits in a writable one.
+ */
+static void only_done_calls(int fd, const struct kmem_ro_info *info, const char *kc)
+{
+	static char a[64];
+	struct kmem_ro_iov iov[1];
+	struct kmem_ro_readv *rv;
+	char *two;
+
+	two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(two, MAP_FAILED);
+	/* size, flags and iov_addr in the first page; iov_count, done, reserved in the second */
+	rv = (struct kmem_ro_readv *)(two + PAGE - offsetof(struct kmem_ro_readv, iov_count));
+	seg(&iov[0], info->text_start, sizeof(a), a);
+	*rv = (struct kmem_ro_readv){ .size = sizeof(*rv), .iov_addr = (uintptr_t)iov,
+				      .iov_count = 1, .done = 77 };
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(mprotect(two, PAGE, PROT_READ), 0);
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, rv), 0);
+	ck_assert_uint_eq(rv->done, 1);
+	ck_assert_int_eq(iov[0].result, sizeof(a));
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+	ck_assert_uint_eq(rv->size, sizeof(*rv));
+	ck_assert_uint_eq(rv->iov_count, 1);
+
+	/* and the reverse: done in a read-only page: every segment read, EFAULT */
+	ck_assert_int_eq(mprotect(two, PAGE, PROT_READ | PROT_WRITE), 0);
+	rv = (struct kmem_ro_readv *)(two + PAGE - offsetof(struct kmem_ro_readv, done));
+	*rv = (struct kmem_ro_readv){ .size = sizeof(*rv), .iov_addr = (uintptr_t)iov,
+				      .iov_count = 1, .done = 77 };
+	ck_assert_int_eq(mprotect(two + PAGE, PAGE, PROT_READ), 0);
+	memset(a, 0, sizeof(a));
+	iov[0].result = 0x7777;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, rv), -EFAULT);
+	ck_assert_int_eq(iov[0].result, sizeof(a));
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+	ck_assert_uint_eq(rv->done, 77);
+
+	munmap(two, 2 * PAGE);
+}
+
+START_TEST(only_done_is_written_back)
+{
+	as_root_and_member(only_done_calls, 64);
+}
+END_TEST
+
+/*
+ * The argument and a few segments come in as word loads, from 6.12 with
+ * the address masked instead of checked (kmem_ro_copy_in(), uarg.c):
+ * the last bytes of user memory are read, a struct that runs past them
+ * faults in the guard page above, and a kernel address faults too, even
+ * with the top page of user memory mapped (a masked address points there).
+ */
+static void top_of_user_memory_calls(int fd, const struct kmem_ro_info *info, const char *kc)
+{
+	static char a[16], b[16];
+	/* 5-level paging moves the direct map below the 4-level hole */
+	uint64_t top = info->page_offset < 0xffff800000000000ULL ? (1ULL << 56) - PAGE :
+								    (1ULL << 47) - PAGE;
+	struct kmem_ro_readv *rv, ok;
+	struct kmem_ro_iov *iov;
+	char *page;
+
+	page = mmap((void *)(uintptr_t)(top - PAGE), PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ck_assert_ptr_eq(page, (void *)(uintptr_t)(top - PAGE));
+
+	/* a segment array in the last bytes of user memory */
+	iov = (struct kmem_ro_iov *)(page + PAGE) - 1;
+	seg(iov, info->text_start, sizeof(a), a);
+	ok = (struct kmem_ro_readv){ .size = sizeof(ok), .iov_addr = (uintptr_t)iov,
+				     .iov_count = 1 };
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &ok), 0);
+	ck_assert_uint_eq(ok.done, 1);
+	ck_assert_int_eq(iov->result, sizeof(a));
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+
+	/* the argument there too */
+	rv = (struct kmem_ro_readv *)(page + PAGE) - 1;
+	iov = (struct kmem_ro_iov *)page;
+	seg(iov, info->text_start, sizeof(b), b);
+	*rv = (struct kmem_ro_readv){ .size = sizeof(*rv), .iov_addr = (uintptr_t)iov,
+				      .iov_count = 1 };
+	memset(b, 0, sizeof(b));
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, rv), 0);
+	ck_assert_uint_eq(rv->done, 1);
+	ck_assert_int_eq(memcmp(b, kc, sizeof(b)), 0);
+
+	/* two segments, the second running into the guard page: nothing read */
+	iov = (struct kmem_ro_iov *)(page + PAGE - sizeof(*iov) - 8);
+	seg(&iov[0], info->text_start, sizeof(a), a);
+	ok.iov_addr = (uintptr_t)iov;
+	ok.iov_count = 2;
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &ok), -EFAULT);
+	ck_assert_int_eq(a[0], 0);
+	ck_assert_int_eq(iov[0].result, 0x7777);
+
+	/* the argument running into the guard page */
+	rv = (struct kmem_ro_readv *)(page + PAGE - sizeof(*rv) + 8);
+	memset(rv, 0, sizeof(*rv) - 8);
+	rv->size = sizeof(*rv);
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, rv), -EFAULT);
+
+	/* kernel addresses as the argument and as the segment array */
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, (void *)(uintptr_t)info->text_start),
+			 -EFAULT);
+	ok.iov_addr = info->text_start;
+	ok.iov_count = 1;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &ok), -EFAULT);
+	ok.iov_addr = 0xffffffffffffffffULL - 7;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &ok), -EFAULT);
+
+	munmap(page, PAGE);
+}
+
+START_TEST(call_memory_at_the_top_of_user_memory)
+{
+	as_root_and_member(top_of_user_memory_calls, 16);
+}
+END_TEST
+
 START_TEST(signal_returns_partial_progress)
 {
 	static struct kmem_ro_iov iov[KMEM_RO_READV_MAX_SEGS];
@@ -674,6 +838,8 @@ int main(void)
 	tcase_add_test(tc, limits_are_e2big);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, call_memory_rules);
+	tcase_add_test(tc, only_done_is_written_back);
+	tcase_add_test(tc, call_memory_at_the_top_of_user_memory);
 	tcase_add_test(tc, signal_returns_partial_progress);
 	suite_add_tcase(s, tc);
 	return vt_main(s);
