@@ -139,10 +139,15 @@ make_initramfs() {
 			cp "$BUILD/vm/$s" "$stage/tests/" || return 1
 		fi
 		# Helpers a suite names in $BUILD/vm/<suite>.with go next to it;
-		# an absolute path is the host's file, at the same path.
+		# an absolute path is the host's file, at the same path;
+		# HOST=GUEST puts the host's file at the guest's path (the tree's
+		# own files: the tree may lie under /tmp, a tmpfs in the guest).
 		if [ -f "$BUILD/vm/$s.with" ]; then
 			for l in $(cat "$BUILD/vm/$s.with"); do
 				case $l in
+				/*=/*) mkdir -p "$stage$(dirname "${l#*=}")" &&
+					cp -L "${l%%=*}" "$stage${l#*=}" &&
+					host_files+=("$stage${l#*=}") ;;
 				/*) mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" &&
 					host_files+=("$stage$l") ;;
 				*) cp "$BUILD/vm/$l" "$stage/tests/" ;;

@@ -4,9 +4,12 @@
 
 The interpreter, its standard library (less what no test imports: tests,
 GUI, 2to3, ensurepip), its extension modules, pytest and what it imports,
-and the kmemdev package and its tests (paths given on the command line:
-files, or folders taken whole).  vmtest/run.sh copies each to the same
-path in the guest and brings the shared libraries of every ELF file.
+and the kmemdev package and its tests (paths given on the command line
+after the tree's top and where the guest has it: files, or folders taken
+whole).  vmtest/run.sh copies each to the same path in the
+guest (the tree's files as HOST=GUEST, to the guest's top: the tree may
+lie under /tmp, which the guest mounts a tmpfs over) and brings the
+shared libraries of every ELF file.
 """
 import os
 import sys
@@ -30,7 +33,7 @@ def tree(top, exts=(".py", ".so")):
                 yield os.path.join(root, f)
 
 
-def main(extra):
+def main(top, guest, extra):
     out = ["/usr/bin/python3", os.path.realpath("/usr/bin/python3")]
     out += tree(sysconfig.get_paths()["stdlib"])
     out += tree(sysconfig.get_paths()["platstdlib"])
@@ -40,15 +43,19 @@ def main(extra):
             out += tree(path)
         elif os.path.isfile(path + ".py"):
             out.append(path + ".py")
+    ours = []
     for p in extra:
         p = os.path.abspath(p)
-        out += tree(p, (".py", ".so", ".pyi", ".typed")) if os.path.isdir(p) else [p]
+        ours += tree(p, (".py", ".so", ".pyi", ".typed")) if os.path.isdir(p) else [p]
+    top = os.path.abspath(top)
+    out += [p + "=" + os.path.join(guest, os.path.relpath(p, top))
+            if p.startswith(top + "/") else p for p in ours]
     seen = set()
     for p in out:
-        if p not in seen and os.path.isfile(p):
+        if p not in seen and os.path.isfile(p.split("=")[0]):
             seen.add(p)
             print(p)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])
