@@ -48,8 +48,11 @@ int64_t device_read(const struct kdev *d, int fd, uint64_t vaddr, void *buf, siz
 {
 	if (!(d->info.features & KMEM_RO_FEAT_PREAD))
 		return readv_one(fd, vaddr, buf, n);
+	/* resolved before the device was opened: no pthread_once() per read */
+	if (!real.pread64)
+		return -ENOSYS;
 	for (int tries = 0; tries < READ_TRIES; tries++) {
-		ssize_t r = CALL_REAL(pread64, -1, fd, buf, n, KMEM_RO_READ_OFFSET(vaddr));
+		ssize_t r = real.pread64(fd, buf, n, KMEM_RO_READ_OFFSET(vaddr));
 
 		if (r >= 0)
 			return r;

@@ -13,18 +13,18 @@
 /*
  * Bytes at the position, which moves by what was read: the reads of two
  * threads or processes take turns as under the kernel's f_pos lock.
+ * Flattened as try_pread() is.
  */
+__attribute__((flatten))
 ssize_t pos_read(int fd, void *buf, size_t n)
 {
 	struct in_shim c;
 	struct kfile *kf;
 	int64_t p;
 	ssize_t ret;
-	int saved;
 
 	if (!maybe_tracked(fd))
 		return CALL_REAL(read, -1, fd, buf, n);
-	saved = errno;
 	enter(&c);
 	kf = file_of(fd);
 	if (!kf) {
@@ -35,8 +35,6 @@ ssize_t pos_read(int fd, void *buf, size_t n)
 		p = atomic_load(&kf->sh->pos);
 		ret = synth_pread(kf, buf, n, (uint64_t)p);
 	} while (ret > 0 && !atomic_compare_exchange_strong(&kf->sh->pos, &p, p + ret));
-	if (ret >= 0)
-		errno = saved;
 	leave(&c);
 	return ret;
 }

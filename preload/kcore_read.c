@@ -18,10 +18,13 @@
  */
 #include "preload.h"
 
+/* A step of the common read: no call (try_pread() is flattened too). */
+#define HOT	static inline __attribute__((always_inline))
+
 /* What the file holds at off, and how far that lasts: the segment, or
  * NULL with *len cut at the next segment (the header, or a hole). */
-static const struct kseg *piece(const struct kshared *sh, uint64_t off,
-				size_t *len)
+HOT const struct kseg *piece(const struct kshared *sh, uint64_t off,
+				    size_t *len)
 {
 	unsigned int lo = 0, hi = sh->nr;
 
@@ -50,7 +53,7 @@ static const struct kseg *piece(const struct kshared *sh, uint64_t off,
  * the copy before or after it (uapi/kmem_ro.h: an entry becomes the
  * refused page, or stops being it, only after a zap).
  */
-static bool refused(const struct kdev *d, const unsigned char *p, size_t n)
+HOT bool refused(const struct kdev *d, const unsigned char *p, size_t n)
 {
 	uintptr_t mask = (uintptr_t)d->info.page_size - 1;
 	uintptr_t a = (uintptr_t)p & ~mask, last = ((uintptr_t)p + n - 1) & ~mask;
@@ -70,43 +73,95 @@ static bool refused(const struct kdev *d, const unsigned char *p, size_t n)
 }
 
 /*
+ * drgn's and crash's reads are a few words: copied here, not by a call
+ * into libc (its memcpy() is reached through the PLT and picks a method
+ * by size first).  Overlapping word moves, as libc's own small copies.
+ */
+HOT void copy_small(unsigned char *dst, const unsigned char *src, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n > 16) {
+		memcpy(dst, src, n);
+	} else if (n >= 8) {
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		__builtin_memcpy(&c, src, 4);
+		__builtin_memcpy(&d, src + n - 4, 4);
+		__builtin_memcpy(dst, &c, 4);
+		__builtin_memcpy(dst + n - 4, &d, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
+}
+
+/* How mapped_read() went. */
+enum mapped { MAPPED_COPIED, MAPPED_NOT, MAPPED_FAULT };
+
+/*
+ * Segment bytes [vaddr, vaddr + n) of s from the device's mapping into
+ * buf, if the mapping holds them all, buf is known writable and no page
+ * shows the refused page (MAPPED_COPIED); else nothing copied that
+ * counts (MAPPED_NOT: the device reads it), or buf wraps (MAPPED_FAULT).
+ * *lo, *hi and *gen: what a device read into buf teaches the writable
+ * cache (*lo == *hi: nothing).
+ */
+HOT enum mapped mapped_read(const struct kfile *kf, const struct kseg *s,
+				   unsigned char *buf, size_t n, uint64_t vaddr,
+				   uintptr_t *lo, uintptr_t *hi, unsigned long *gen)
+{
+	const struct kwin *w = &kf->win[s - kf->sh->seg];
+	const unsigned char *src;
+
+	*lo = *hi = 0;
+	if (vaddr < w->lo || vaddr >= w->hi || n > w->hi - vaddr)
+		return MAPPED_NOT;
+	if (!span(buf, n, lo, hi))
+		return MAPPED_FAULT;
+	*gen = atomic_load_explicit(&as_gen, memory_order_acquire);
+	if (!known_writable(*lo, *hi, *gen))
+		return MAPPED_NOT;
+	*lo = *hi = 0;	/* known already */
+	src = w->base + (vaddr - w->lo);
+	if (refused(kf->dev, src, n))
+		return MAPPED_NOT;
+	copy_small(buf, src, n);
+	return refused(kf->dev, src, n) ? MAPPED_NOT : MAPPED_COPIED;
+}
+
+/*
  * Segment bytes [off, off + n) into buf, as kcore reads them: from the
  * mapping into pages known writable, else from the device (a read that
  * comes back short, at a page the device refuses or for a signal, goes on
- * from there); a page the device will not read is zeros (kcore: read_kcore_iter() zeroes what it cannot
- * copy), taken from the memfd's hole at the same offset so that an
- * unwritable buffer fails with EFAULT as kcore's copy does.  n, or -1
- * with errno (EFAULT: the whole read fails, as kcore's).
+ * from there); a page the device will not read is zeros (kcore:
+ * read_kcore_iter() zeroes what it cannot copy), taken from the memfd's
+ * hole at the same offset so that an unwritable buffer fails with EFAULT
+ * as kcore's copy does.  n, or -1 with errno (EFAULT: the whole read
+ * fails, as kcore's).
  */
 static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 			unsigned char *buf, size_t n, uint64_t off)
 {
 	const struct kdev *d = kf->dev;
-	const struct kwin *w = &kf->win[s - kf->sh->seg];
 	uint64_t vaddr = s->vaddr + (off - s->off);
 	unsigned long gen = 0;
-	uintptr_t lo = 0, hi = 0;
+	uintptr_t lo, hi;
 	size_t done = 0;
-	bool known = true;	/* device reads only: nothing to learn */
 	int dfd;
 
-	if (vaddr >= w->lo && vaddr < w->hi && n <= w->hi - vaddr) {
-		if (!span(buf, n, &lo, &hi)) {
-			errno = EFAULT;
-			return -1;
-		}
-		gen = atomic_load_explicit(&as_gen, memory_order_acquire);
-		known = known_writable(lo, hi, gen);
-		if (known) {
-			const unsigned char *src = w->base + (vaddr - w->lo);
-
-			if (!refused(d, src, n)) {
-				memcpy(buf, src, n);
-				if (!refused(d, src, n))
-					return (ssize_t)n;
-			}
-			/* the device reads it: data, or kcore's zeros */
-		}
+	switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
+	case MAPPED_COPIED:
+		return (ssize_t)n;
+	case MAPPED_FAULT:
+		errno = EFAULT;
+		return -1;
+	case MAPPED_NOT:
+		break;
 	}
 	dfd = atomic_load(&d->fd);
 	while (done < n) {
@@ -128,18 +183,35 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 			return -1;
 		done += (size_t)got;
 	}
-	if (!known && done == n)
+	if (lo != hi && done == n)
 		wc_add(lo, hi, gen);
 	return (ssize_t)done;
 }
 
 /*
- * pread(buf, n, off) of the kcore file kf: header and holes from its
- * memfd (zeros past the header; EBADF once that is gone), segments from
- * the device.  Bytes read (0 at the end), or -1 with errno, as kcore's
- * read; inside the shim.
+ * The read most readers make: a few bytes of one segment that the mapping
+ * holds, into a buffer known writable.  Copied, or false with nothing
+ * done that counts and errno untouched.
  */
-ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+HOT bool mapped_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+{
+	const struct kshared *sh = kf->sh;
+	const struct kseg *s;
+	unsigned long gen;
+	uintptr_t lo, hi;
+	size_t len = n;
+
+	if (!n || off < sh->data_offset || off >= sh->size || n > sh->size - off)
+		return false;
+	s = piece(sh, off, &len);
+	return s && len == n &&
+	       mapped_read(kf, s, buf, n, s->vaddr + (off - s->off), &lo, &hi, &gen) ==
+	       MAPPED_COPIED;
+}
+
+/* Any other read: synth_pread()'s contract, errno changed on failure. */
+static __attribute__((noinline)) ssize_t pread_pieces(const struct kfile *kf, void *buf,
+						      size_t n, uint64_t off)
 {
 	const struct kshared *sh = kf->sh;
 	int fd = atomic_load(&kf->hdr_fd);
@@ -179,30 +251,51 @@ ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 	return (ssize_t)done;
 }
 
-/* pread() of a followed fd: *served false for any other fd. */
+/*
+ * pread(buf, n, off) of the kcore file kf: header and holes from its
+ * memfd (zeros past the header; EBADF once that is gone), segments from
+ * the device.  Bytes read (0 at the end), or -1 with errno, as kcore's
+ * read; errno as it was on success; inside the shim.
+ */
+ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+{
+	ssize_t ret;
+	int saved;
+
+	/* no call into libc (errno's address is one) on the common read */
+	if (mapped_pread(kf, buf, n, off))
+		return (ssize_t)n;
+	saved = errno;
+	ret = pread_pieces(kf, buf, n, off);
+	if (ret >= 0)
+		errno = saved;
+	return ret;
+}
+
+/*
+ * pread() of a followed fd: *served false for any other fd.  Every step
+ * of the common read (enter, look up, copy, leave: loads and compares)
+ * inlined here; flatten stops at pread_pieces(), the rest.
+ */
+__attribute__((flatten))
 ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
 {
 	struct in_shim c;
 	struct kfile *kf;
 	ssize_t ret = -1;
-	int saved, err = 0;
 
 	*served = false;
 	if (!maybe_tracked(fd))
 		return -1;
-	saved = errno;
 	enter(&c);
 	kf = file_of(fd);
 	if (kf) {
 		*served = true;
-		if (off < 0) {
-			err = EINVAL;
-		} else {
+		if (off >= 0)
 			ret = synth_pread(kf, buf, n, (uint64_t)off);
-			err = ret < 0 ? errno : 0;
-		}
+		else
+			errno = EINVAL;
 	}
 	leave(&c);
-	errno = err ? err : saved;
 	return ret;
 }

@@ -297,7 +297,16 @@ extern atomic_ulong as_gen;
 void as_changed(const void *addr, size_t len);
 void as_changed_all(void);
 /* The granules buf..buf+n touches; false if that wraps. */
-bool span(const void *buf, size_t n, uintptr_t *lo, uintptr_t *hi);
+static inline bool span(const void *buf, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t a = (uintptr_t)buf, e;
+
+	if (__builtin_add_overflow(a, n, &e) || e > UINTPTR_MAX - WGRAN)
+		return false;
+	*lo = a & ~(WGRAN - 1);
+	*hi = (e + WGRAN - 1) & ~(WGRAN - 1);
+	return true;
+}
 /* [lo, hi) known writable at change number gen; the page cache learns it. */
 bool known_writable(uintptr_t lo, uintptr_t hi, unsigned long gen);
 /* A device read wrote [lo, hi) at change number gen. */

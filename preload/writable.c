@@ -108,18 +108,6 @@ static bool unchanged(uintptr_t lo, uintptr_t hi, unsigned long from,
 	return true;
 }
 
-/* The granules buf..buf+n touches; false if that wraps. */
-bool span(const void *buf, size_t n, uintptr_t *lo, uintptr_t *hi)
-{
-	uintptr_t a = (uintptr_t)buf, e;
-
-	if (__builtin_add_overflow(a, n, &e) || e > UINTPTR_MAX - WGRAN)
-		return false;
-	*lo = a & ~(WGRAN - 1);
-	*hi = (e + WGRAN - 1) & ~(WGRAN - 1);
-	return true;
-}
-
 /* Hashed: buffers at the same offset of 1 MiB arenas must not collide. */
 static volatile struct wentry *wc_set(uintptr_t lo)
 {
