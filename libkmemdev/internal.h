@@ -409,6 +409,42 @@ static inline int kmemdev__feature(const struct kmemdev *h, uint64_t feat)
 }
 
 /*
+ * Does a copy from a mapping of the device, [ptr, ptr + len), hold the
+ * refused page (uapi/kmem_ro.h: every aligned u64 of it is
+ * in->mmap_refused)?  One aligned u64 per page - under ptr's first byte,
+ * then each later page's first: lines the copy reads anyway - loaded
+ * between two fences so that neither the loads before (a copy this
+ * checks) nor those after (a copy that follows) move across.  An entry
+ * turns into the refused page only after the driver zapped it, and back
+ * only after another zap: a copy checked before and after that read any
+ * byte of the refused page sees the pattern in one of the checks, unless
+ * two zaps (memory offlined and onlined, or mmap_ram written twice) came
+ * during the copy itself.  Inline: the kcore preload checks every read.
+ */
+static inline bool kmemdev__refused(const struct kmem_ro_info *in, const void *ptr,
+				    size_t len)
+{
+	uintptr_t mask = (uintptr_t)in->page_size - 1;
+	uintptr_t p = (uintptr_t)ptr & ~(uintptr_t)7;
+	uintptr_t last = ((uintptr_t)ptr + (len - 1)) & ~mask;
+	bool refused = false;
+
+	if (!len || !(in->features & KMEM_RO_FEAT_MMAP_REFUSED) ||
+	    !in->page_size || (in->page_size & mask))
+		return false;
+	atomic_thread_fence(memory_order_acquire);
+	for (;;) {
+		if (*(const volatile uint64_t *)p == in->mmap_refused)
+			refused = true;
+		if ((p & ~mask) == last)
+			break;
+		p = (p & ~mask) + mask + 1;
+	}
+	atomic_thread_fence(memory_order_acquire);
+	return refused;
+}
+
+/*
  * Core files (kcore.c).  Parse the ELF64 header and program headers of an
  * open core file into *kc (fd is not stored: the caller sets kc->fd).
  * -ENOEXEC for anything that is not an ELF64 ET_CORE of this machine's

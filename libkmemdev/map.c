@@ -341,36 +341,8 @@ int kmemdev_map(struct kmemdev *h, uint64_t kaddr, size_t len,
 	return 0;
 }
 
-/*
- * One aligned u64 of each page a copy from [ptr, ptr + len) touches,
- * loaded between two fences so that neither the loads before (a copy
- * this checks) nor those after (a copy that follows) move across.  An
- * entry turns into the refused page only after the driver zapped it, and
- * back only after another zap: a copy checked before and after that read
- * any byte of the refused page sees the pattern in one of the checks,
- * unless two zaps (memory offlined and onlined, or mmap_ram written
- * twice) came during the copy itself.
- */
+/* The refused page in a copy from a mapping: kmemdev__refused(). */
 bool kmemdev_map_refused(struct kmemdev *h, const void *ptr, size_t len)
 {
-	uintptr_t mask, p, last;
-	uint64_t pattern;
-	bool refused = false;
-
-	if (!h || !ptr || !len || !(h->info.features & KMEM_RO_FEAT_MMAP_REFUSED) ||
-	    !h->info.page_size || (h->info.page_size & (h->info.page_size - 1)))
-		return false;
-	pattern = h->info.mmap_refused;
-	mask = (uintptr_t)h->info.page_size - 1;
-	p = (uintptr_t)ptr & ~mask;
-	last = ((uintptr_t)ptr + (len - 1)) & ~mask;
-	atomic_thread_fence(memory_order_acquire);
-	for (;; p += mask + 1) {
-		if (*(const volatile uint64_t *)p == pattern)
-			refused = true;
-		if (p == last)
-			break;
-	}
-	atomic_thread_fence(memory_order_acquire);
-	return refused;
+	return h && ptr && kmemdev__refused(&h->info, ptr, len);
 }

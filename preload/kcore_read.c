@@ -6,7 +6,7 @@
  *  - direct-map RAM (with mmap_ram=1) and kernel text [text_start,
  *    text_end) from a read-only mapping of the device: no system call;
  *    where a page of it shows the driver's refused page, before or after
- *    the copy (KMEM_RO_FEAT_MMAP_REFUSED, refused() below), from the
+ *    the copy (KMEM_RO_FEAT_MMAP_REFUSED, kmemdev__refused()), from the
  *    device as the next item;
  *  - every other segment byte (vmalloc, modules, vmemmap, the rest of the
  *    image, RAM with mmap_ram=0) with one pread() of the device by address
@@ -45,31 +45,6 @@ HOT const struct kseg *piece(const struct kshared *sh, uint64_t off,
 	if (lo < sh->nr && *len > sh->seg[lo].off - off)
 		*len = sh->seg[lo].off - off;
 	return NULL;
-}
-
-/*
- * Does a page of the mapping [p, p + n) show the refused page?  One
- * aligned u64 per page, between fences so that the check orders against
- * the copy before or after it (uapi/kmem_ro.h: an entry becomes the
- * refused page, or stops being it, only after a zap).
- */
-HOT bool refused(const struct kdev *d, const unsigned char *p, size_t n)
-{
-	uintptr_t mask = (uintptr_t)d->info.page_size - 1;
-	uintptr_t a = (uintptr_t)p & ~mask, last = ((uintptr_t)p + n - 1) & ~mask;
-	bool seen = false;
-
-	if (!(d->info.features & KMEM_RO_FEAT_MMAP_REFUSED) || !n)
-		return false;
-	atomic_thread_fence(memory_order_acquire);
-	for (;; a += mask + 1) {
-		if (*(const volatile uint64_t *)a == d->info.mmap_refused)
-			seen = true;
-		if (a == last)
-			break;
-	}
-	atomic_thread_fence(memory_order_acquire);
-	return seen;
 }
 
 /*
@@ -128,10 +103,10 @@ HOT enum mapped mapped_read(const struct kfile *kf, const struct kseg *s,
 		return MAPPED_NOT;
 	*lo = *hi = 0;	/* known already */
 	src = w->base + (vaddr - w->lo);
-	if (refused(kf->dev, src, n))
+	if (kmemdev__refused(&kf->dev->info, src, n))
 		return MAPPED_NOT;
 	copy_small(buf, src, n);
-	return refused(kf->dev, src, n) ? MAPPED_NOT : MAPPED_COPIED;
+	return kmemdev__refused(&kf->dev->info, src, n) ? MAPPED_NOT : MAPPED_COPIED;
 }
 
 /*

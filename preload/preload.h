@@ -281,9 +281,54 @@ void retire(struct retired *r);
 /* For the few steps that change the table: no handler in between. */
 void block_signals(sigset_t *old);
 void restore_signals(const sigset_t *old);
-/* A call enters the shim before it looks anything up, and leaves it. */
-void enter(struct in_shim *c);
-void leave(struct in_shim *c);
+/*
+ * A call enters the shim before it looks anything up, and leaves it:
+ * inline, as every read passes here (reclaim.c has the story).
+ */
+struct cell {
+	atomic_uint depth;
+	atomic_int tid;		/* 0: free */
+};
+
+extern TLS struct cell *my_cell;
+extern _Atomic(struct retired *) retired;
+/* This thread's first call: a cell for it, NULL if none is free. */
+struct cell *cell_get(void);
+void reclaim(void);
+void left_by_jump(void *arg);
+void enter_uncounted(struct in_shim *c);
+void leave_uncounted(struct in_shim *c);
+
+static inline void left(struct in_shim *c)
+{
+	atomic_store(&c->cell->depth, c->base);
+	if (!c->base && atomic_load(&retired))
+		reclaim();
+}
+
+static inline void enter(struct in_shim *c)
+{
+	c->cell = my_cell ? my_cell : cell_get();
+	if (!c->cell) {
+		enter_uncounted(c);
+		return;
+	}
+	c->base = atomic_load_explicit(&c->cell->depth, memory_order_relaxed);
+	if (real.cleanup_push)
+		real.cleanup_push(&c->cb, left_by_jump, c);
+	atomic_store(&c->cell->depth, c->base + 1);
+}
+
+static inline void leave(struct in_shim *c)
+{
+	if (!c->cell) {
+		leave_uncounted(c);
+		return;
+	}
+	left(c);
+	if (real.cleanup_push)
+		real.cleanup_pop(&c->cb, 0);
+}
 /* In the child of fork(): no other thread is inside. */
 void inside_after_fork(void);
 

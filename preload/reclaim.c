@@ -24,7 +24,7 @@
 
 #include "preload.h"
 
-static _Atomic(struct retired *) retired;
+_Atomic(struct retired *) retired;
 
 /*
  * Who is inside the shim: per thread, how deep (calls nested by signal
@@ -36,15 +36,10 @@ static _Atomic(struct retired *) retired;
  */
 #define CELLS	1024
 
-struct cell {
-	atomic_uint depth;
-	atomic_int tid;		/* 0: free */
-};
-
 static struct cell cells[CELLS];
 static atomic_uint cells_hi;	/* cells in use are below */
 static atomic_uint overflow;
-static TLS struct cell *my_cell;
+TLS struct cell *my_cell;
 
 /* malloc() is not async-signal-safe: whole pages from the kernel. */
 void *page_alloc(size_t len, bool shared)
@@ -100,7 +95,7 @@ static bool anyone_inside(void)
  * still reach an object came in before it was retired.  Else put it back
  * for the last one out; loop in case that one left meanwhile.
  */
-static void reclaim(void)
+void reclaim(void)
 {
 	struct retired *list, *last, *head;
 	int saved = errno;
@@ -127,14 +122,12 @@ static void reclaim(void)
 	errno = saved;
 }
 
-/* This thread's cell: a free one, or one whose thread has exited. */
-static struct cell *cell_get(void)
+/* A cell for this thread: a free one, or one whose thread has exited. */
+struct cell *cell_get(void)
 {
 	unsigned int i, hi;
 	int me, t, saved;
 
-	if (my_cell)
-		return my_cell;
 	me = gettid();
 	for (i = 0; i < CELLS; i++) {
 		t = 0;
@@ -161,44 +154,24 @@ found:
 	return my_cell;
 }
 
-static void left(struct in_shim *c)
-{
-	atomic_store(&c->cell->depth, c->base);
-	if (!c->base && atomic_load(&retired))
-		reclaim();
-}
-
 /* glibc runs this for a frame a siglongjmp() or cancellation discards. */
-static void left_by_jump(void *arg)
+void left_by_jump(void *arg)
 {
 	left(arg);
 }
 
-void enter(struct in_shim *c)
+/* More threads inside than cells: signals blocked, counted in overflow. */
+void enter_uncounted(struct in_shim *c)
 {
-	c->cell = cell_get();
-	if (!c->cell) {
-		block_signals(&c->old);
-		atomic_fetch_add(&overflow, 1);
-		return;
-	}
-	c->base = atomic_load_explicit(&c->cell->depth, memory_order_relaxed);
-	if (real.cleanup_push)
-		real.cleanup_push(&c->cb, left_by_jump, c);
-	atomic_store(&c->cell->depth, c->base + 1);
+	block_signals(&c->old);
+	atomic_fetch_add(&overflow, 1);
 }
 
-void leave(struct in_shim *c)
+void leave_uncounted(struct in_shim *c)
 {
-	if (!c->cell) {
-		if (atomic_fetch_sub(&overflow, 1) == 1 && atomic_load(&retired))
-			reclaim();
-		restore_signals(&c->old);
-		return;
-	}
-	left(c);
-	if (real.cleanup_push)
-		real.cleanup_pop(&c->cb, 0);
+	if (atomic_fetch_sub(&overflow, 1) == 1 && atomic_load(&retired))
+		reclaim();
+	restore_signals(&c->old);
 }
 
 /*
