@@ -25,7 +25,8 @@
  * /proc/self/pagemap, the test objects of kmem_ro_testobj.ko, our own
  * bookkeeping of the probes); a memfd_secret and a hwpoisoned page are never
  * shown; a mapping must succeed exactly when the range holds a whole RAM
- * page, and a touched page must fault exactly when it is not RAM.  The
+ * page, and a touched page must be the refused page exactly when it is not
+ * readable RAM (judged as uapi/kmem_ro.h tells a reader: touch_judge()).  The
  * kernel log is watched for reports while fuzzing; the harness also judges
  * the whole log and checks that the module unloads.
  *
@@ -220,6 +221,12 @@ struct fuzz {
 	const char *kmap_text;
 	const char *kmap_hole;	/* a mapped page that is not RAM: the refused page */
 	uint64_t hole_pfn;
+	/*
+	 * The refused page's own PFN: a RAM page like any other, which mapped
+	 * as RAM shows its pattern.
+	 */
+	uint64_t refused_pfn;
+	int kpf_fd;		/* /proc/kpageflags, opened as root, or -1 */
 
 	struct map maps[MAX_MAPS];
 	unsigned int nmaps;
@@ -728,6 +735,27 @@ static void load_layout(struct fuzz *f, int fd)
 
 /* ---- memory the fuzzer points the kernel at ---- */
 
+/*
+ * The refused page's PFN: /proc/self/pagemap shows nothing of a VM_PFNMAP
+ * mapping (walk_page_test() skips it), so it is the driver's pointer
+ * (mmap.c: kmem_ro_refused_page, a static symbol /proc/kallsyms lists)
+ * read through /proc/kcore, and its index in the memory map (64-byte
+ * struct pages, as the vmemmap class assumes).
+ */
+static void find_refused_page(struct fuzz *f)
+{
+	uint64_t sym = vt_kallsyms("kmem_ro_refused_page"), page = 0;
+
+	ck_assert_msg(sym && f->vmemmap, "no kmem_ro_refused_page or vmemmap_base in kallsyms");
+	ck_assert_int_eq(vt_kcore_read(sym, &page, 8), 0);
+	ck_assert_uint_ge(page, f->vmemmap);
+	f->refused_pfn = (page - f->vmemmap) / 64;
+	ck_assert_msg(pfn_is_ram(f, f->refused_pfn), "refused page at pfn %#" PRIx64,
+		      f->refused_pfn);
+	ck_assert_int_eq(vt_kcore_read(f->info.page_offset + f->refused_pfn * PAGE, &page, 8), 0);
+	ck_assert_uint_eq(page, f->info.mmap_refused);
+}
+
 static void setup_memory(struct fuzz *f)
 {
 	char *p;
@@ -764,6 +792,8 @@ static void setup_memory(struct fuzz *f)
 	ck_assert_ptr_ne(p, MAP_FAILED);
 	f->kmap_hole = p + f->hole_pfn * PAGE;
 	close(fd);
+	find_refused_page(f);
+	f->kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 }
 
 static void ro_fill(struct fuzz *f, const void *src, size_t len)
@@ -3299,9 +3329,89 @@ static const char *page_cls(struct fuzz *f, const struct map *m, uint64_t off)
 		return m->ram_mode ? "secret_or_hwpoison" : "ram_mmap_ram_0";
 	if (pfn_is_kfence(f, pfn))
 		return m->ram_mode ? "kfence" : "ram_mmap_ram_0";
+	if (pfn == f->refused_pfn)
+		return m->ram_mode ? "refused_page_itself" : "ram_mmap_ram_0";
 	if (pfn_is_ram(f, pfn))
 		return m->ram_mode ? "ram" : "ram_mmap_ram_0";
 	return "not_ram";
+}
+
+/* Does every aligned u64 of this page equal the refused page's pattern? */
+static bool all_pattern(struct fuzz *f, const volatile uint64_t *page)
+{
+	for (size_t i = 0; i < PAGE / 8; i++)
+		if (page[i] != f->info.mmap_refused)
+			return false;
+	return true;
+}
+
+/* Touch verdicts beyond the codes: a page that is its own refused copy. */
+#define TOUCH_EITHER	(-1)
+
+/*
+ * A touch read; the page shows the pattern at its start: did the driver
+ * map its refused page there?  The pattern alone does not say so: the
+ * refused page is RAM too, and so is every page a copy of it lands in (a
+ * buffer pread() filled from it, the driver's read bounce page), and
+ * mapped as RAM each shows the pattern.  So as uapi/kmem_ro.h tells a
+ * reader: a page showing anything but the pattern in some u64 is not the
+ * refused page; else it is read again through the device with pread().
+ * Returns CODE_REFUSED if the mapping shows the refused page where the
+ * device reads other bytes or an errno, 0 if it shows the real page, and
+ * TOUCH_EITHER if the device reads the pattern throughout too: the page
+ * holds the refused page's bytes, and no reader can tell the two apart
+ * (the refused page itself, refused_page_as_ram).  @dev returns what the
+ * pread() gave (0 or an errno), for a report.
+ */
+static int touch_judge(struct fuzz *f, const struct map *m, uint64_t off, int *dev)
+{
+	const volatile uint64_t *shown = (const volatile uint64_t *)(m->p + (off & ~(PAGE - 1)));
+	uint64_t addr = f->info.page_offset + ((m->phys + off) & ~(PAGE - 1));
+	static uint64_t buf[PAGE / 8];
+	ssize_t n;
+
+	*dev = 0;
+	if (!all_pattern(f, shown))
+		return 0;
+	n = pread(f->fds[m->fdi].fd, buf, PAGE, KMEM_RO_READ_OFFSET(addr));
+	*dev = n < 0 ? errno : n == PAGE ? 0 : EIO;
+	if (n == PAGE && all_pattern(f, buf))
+		return TOUCH_EITHER;
+	/* the real page changed between the two reads: the mapping follows it */
+	return all_pattern(f, shown) ? CODE_REFUSED : 0;
+}
+
+/*
+ * A touch of @m at @off gave the refused page where a readable page was
+ * wanted: print what can be known of it now, so that a failure explains
+ * itself.  The device's pread() (EPERM: out of the direct map, poisoned,
+ * offline), its /proc/kpageflags (kpf_fd: opened as root, so a slice as
+ * the member reads it too), and a touch of a fresh mapping of that page.
+ */
+static void touch_explain(struct fuzz *f, const struct map *m, uint64_t off, int dev)
+{
+	uint64_t phys = (m->phys + off) & ~(PAGE - 1), flags = 0;
+	int fd = f->fds[m->fdi].fd, again = -2, again_dev = 0;
+	bool kpf = f->kpf_fd >= 0 && pread(f->kpf_fd, &flags, 8, phys / PAGE * 8) == 8;
+	struct map fresh = { .len = PAGE, .phys = phys, .prot = PROT_READ, .fdi = m->fdi };
+	unsigned char c;
+
+	fresh.p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, (off_t)phys);
+	if (fresh.p != MAP_FAILED) {
+		again = vt_probe_read(fresh.p, &c);
+		if (!again)
+			again = touch_judge(f, &fresh, 0, &again_dev);
+		munmap(fresh.p, PAGE);
+	}
+	printf("@@FUZZ DIAG pfn %#" PRIx64 ": pread %s; kpageflags %s%#" PRIx64
+	       " (hwpoison %d offline %d buddy %d slab %d pgtable %d); fresh mapping %s"
+	       " (pread %s); refused page at pfn %#" PRIx64 "\n",
+	       phys / PAGE, code_name(dev), kpf ? "" : "unread ", flags,
+	       !!(flags & 1ULL << 19), !!(flags & 1ULL << 23), !!(flags & 1ULL << 10),
+	       !!(flags & 1ULL << 7), !!(flags & 1ULL << 26),
+	       again == -2 ? "not made" : again == TOUCH_EITHER ? "holds the pattern" :
+	       code_name(again), code_name(again_dev), f->refused_pfn);
+	fflush(stdout);
 }
 
 /*
@@ -3316,7 +3426,7 @@ static int touch_map(struct fuzz *f, const struct map *m, bool quiet)
 	offs[2] = below(f, pages) * PAGE;
 	offs[3] = below(f, pages) * PAGE + below(f, PAGE);
 	for (int i = 0; i < 4; i++) {
-		int want = touch_expect(f, m, offs[i], quiet), got;
+		int want = touch_expect(f, m, offs[i], quiet), got, dev = 0;
 		struct kcore_ref ref;
 		unsigned char c;
 		uint64_t pfn = (m->phys + offs[i]) / PAGE;
@@ -3331,9 +3441,10 @@ static int touch_map(struct fuzz *f, const struct map *m, bool quiet)
 		}
 		got = vt_probe_read(m->p + offs[i], &c);
 		got = got == SIGBUS ? CODE_SIGBUS : got == SIGSEGV ? CODE_SIGSEGV : got;
-		if (!got && *(const volatile uint64_t *)(m->p + (offs[i] & ~(PAGE - 1))) ==
-			    f->info.mmap_refused)
-			got = CODE_REFUSED;
+		if (!got)
+			got = touch_judge(f, m, offs[i], &dev);
+		if (got == TOUCH_EITHER)
+			got = want == CODE_REFUSED ? CODE_REFUSED : 0;
 		f->sh->touches++;
 		if (!quiet)
 			record(f, "touch", page_cls(f, m, offs[i]), got);
@@ -3346,6 +3457,8 @@ static int touch_map(struct fuzz *f, const struct map *m, bool quiet)
 				wrong(f, "touch: phys %#" PRIx64 " (%s) gave %s, want %s",
 				     m->phys + offs[i], page_cls(f, m, offs[i]), code_name(got),
 				     code_name(want));
+			if (!quiet && got == CODE_REFUSED && want == 0)
+				touch_explain(f, m, offs[i], dev);
 		} else if (text) {
 			kcore_after(f, &ref, m->p + offs[i], "mmap");
 		} else if (want == 0 && pfn_is_hidden(f, pfn)) {
@@ -3399,6 +3512,12 @@ static void op_mmap(struct fuzz *f)
 	case 0:
 	case 1:
 	case 2:
+		if (pct(f, 5)) {
+			cls = "refused_page_as_ram";
+			phys = (f->refused_pfn - below(f, 2)) * PAGE;
+			pages = 1 + below(f, 3);
+			break;
+		}
 		cls = "ram";
 		r = &f->ram[below(f, f->nram)];
 		if (ram_first(r) >= ram_last(r))
@@ -4260,6 +4379,8 @@ START_TEST(fuzz)
 		close(f->fds[i].fd);
 	munmap((void *)f->kmap_text, PAGE);
 	munmap((void *)(f->kmap_hole - f->hole_pfn * PAGE), (f->hole_pfn + 1) * PAGE);
+	if (f->kpf_fd >= 0)
+		close(f->kpf_fd);
 	vt_write_file(PARAM_MMAP_RAM, "0");	/* the module's default */
 	check_kernel_log(f);
 	print_summary(f, now() - start);
