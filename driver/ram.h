@@ -95,6 +95,30 @@ fault:
 	return false;
 }
 
+/*
+ * pfn_to_online_page() (mm/memory_hotplug.c, the same code in 6.1, 6.12
+ * and 7.3) inline for the common page: an online section, the PFN's
+ * subsection present, no ZONE_DEVICE memory in the section - the
+ * function's own fast path, step for step.  Anything else (and an
+ * architecture with a pfn_valid() of its own) asks the function, whose
+ * slow path looks up ZONE_DEVICE's pgmaps.  Every page read makes this
+ * test: a call into the kernel and its return (a return thunk, or call
+ * depth accounting, on CPUs with retbleed mitigations) saved per page.
+ */
+static __always_inline struct page *kmem_ro_pfn_to_online_page(unsigned long pfn)
+{
+	struct mem_section *ms;
+
+	if (!IS_ENABLED(CONFIG_HAVE_ARCH_PFN_VALID) &&
+	    pfn_to_section_nr(pfn) < NR_MEM_SECTIONS) {
+		ms = __pfn_to_section(pfn);
+		if (online_section(ms) && pfn_section_valid(ms, pfn) &&
+		    !online_device_section(ms))
+			return pfn_to_page(pfn);
+	}
+	return pfn_to_online_page(pfn);
+}
+
 /**
  * kmem_ro_page_online() - is this RAM page online and healthy?
  * @pfn: a page known to be System RAM
@@ -111,7 +135,7 @@ fault:
  */
 static inline bool kmem_ro_page_online(unsigned long pfn)
 {
-	struct page *page = pfn_to_online_page(pfn);
+	struct page *page = kmem_ro_pfn_to_online_page(pfn);
 	unsigned long text_start, text_end;
 	struct page copy;
 
