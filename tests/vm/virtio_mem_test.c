@@ -125,13 +125,20 @@ static void vmem_region(int fd, struct vmem *v)
 }
 
 static uint64_t vmem_ram(struct kmem_ro_range *out, int cap, int *count);
+static int block_online(uint64_t idx);
+static bool blocks_online(const struct vmem *v, const struct kmem_ro_range *r, int n);
 
 /*
  * Ask the host for @bytes plugged and wait until they are: MemTotal counts
  * exactly the plugged memory (virtio_mem takes unplugged pages out of it),
- * and the memory blocks holding them are all that is left added (a block
- * whose last page went is offlined and removed after that).  A request
- * that never completes ends in the test's timeout.
+ * the memory blocks holding them are all that is left added (a block
+ * whose last page went is offlined and removed after that), and each of
+ * those says "online" in sysfs.  The last is not implied by the first:
+ * online_pages() counts the pages into MemTotal before
+ * memory_block_change_state() (drivers/base/memory.c) sets
+ * the block's state, so a test at rest could read a block as removed
+ * that a read then finds online.  A request that never completes ends in
+ * the test's timeout.
  */
 static void vmem_request(const struct vmem *v, uint64_t bytes)
 {
@@ -146,7 +153,8 @@ static void vmem_request(const struct vmem *v, uint64_t bytes)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, line, n), n);	/* one write: one line */
 	close(fd);
-	while (vt_meminfo("MemTotal") != want || vmem_ram(r, 16, &n) != blocks)
+	while (vt_meminfo("MemTotal") != want || vmem_ram(r, 16, &n) != blocks ||
+	       !blocks_online(v, r, n))
 		usleep(20 * 1000);
 }
 
@@ -202,6 +210,16 @@ static int block_online(uint64_t idx)
 	if (n < 0)
 		return errno == ENODEV ? 0 : -errno;
 	return !strncmp(state, "online", 6);
+}
+
+/* Every memory block of the @n ranges @r (at most 16) is online. */
+static bool blocks_online(const struct vmem *v, const struct kmem_ro_range *r, int n)
+{
+	for (int i = 0; i < n && i < 16; i++)
+		for (uint64_t a = r[i].start; a < r[i].end; a += v->block)
+			if (block_online(a / v->block) != 1)
+				return false;
+	return true;
 }
 
 /*
