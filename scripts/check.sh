@@ -17,12 +17,16 @@ log=$BUILD/check.log
 failed=0
 start=$(date +%s)
 
+# Each step's wall time, and the load beside it (the machine may be shared),
+# goes to the output and to $log: docs/testing.md keeps the longest parts.
 step() {
+	local t0=$SECONDS
 	echo "== $*"
 	if ! "$@" 2>&1 | tee -a "$log"; then
 		echo "== FAILED: $*"
 		failed=1
 	fi
+	echo "== $(( SECONDS - t0 ))s: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$log"
 }
 
 step make -s deps
