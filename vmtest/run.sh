@@ -408,7 +408,16 @@ interactive() {
 
 # VM_JOBS boots at once (default: one per host core; each TCG guest runs
 # on one host thread).  Benchmarks run one at a time (bench/run.sh).
+# VM_BESIDE=PID: one boot fewer while that process runs (make check's host
+# steps beside the VM suite, which keep about one core busy: scripts/check.sh).
 JOBS=${VM_JOBS:-$(nproc)}
+slots() {
+	if [ -n "${VM_BESIDE:-}" ] && [ "$JOBS" -gt 1 ] && kill -0 "$VM_BESIDE" 2>/dev/null; then
+		echo $((JOBS - 1))
+	else
+		echo "$JOBS"
+	fi
+}
 runs=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
@@ -436,8 +445,9 @@ rm -f "$logs/times"
 run_start=$(date +%s)
 for r in "${runs[@]}"; do
 	read -r kernel group accel extra suites <<<"$r"
-	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-		wait -n
+	while [ "$(jobs -rp | wc -l)" -ge "$(slots)" ]; do
+		# polled while VM_BESIDE runs: its end frees a slot too
+		if [ "$(slots)" -lt "$JOBS" ]; then sleep 1; else wait -n; fi
 	done
 	# shellcheck disable=SC2086 # suites: one per word
 	run_one "$kernel" "$group" "$accel" "$extra" $suites > "$logs/$kernel-$group.out" 2>&1 &
