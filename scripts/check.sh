@@ -8,6 +8,8 @@
 # suite on every test kernel, and the harness's own self-test (it must be
 # able to fail).  VM_SUITES=a,b runs those VM suites and nothing else.
 # Ends with one line "check: N passed, M failed" summing every Check suite.
+# The host steps' subshells log to a file of their own (log=, below).
+# shellcheck disable=SC2030,SC2031
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
@@ -17,12 +19,16 @@ log=$BUILD/check.log
 failed=0
 start=$(date +%s)
 
+# Each step's wall time, and the load beside it (the machine may be shared),
+# goes to the output and to $log: docs/testing.md keeps the longest parts.
 step() {
+	local t0=$SECONDS
 	echo "== $*"
 	if ! "$@" 2>&1 | tee -a "$log"; then
 		echo "== FAILED: $*"
 		failed=1
 	fi
+	echo "== $(( SECONDS - t0 ))s: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$log"
 }
 
 step make -s deps
@@ -31,12 +37,35 @@ if [ -n "${VM_SUITES:-}" ]; then
 	# make check VM_SUITES=a,b: those VM suites alone (vmtest/run.sh).
 	step make -s check-vm
 else
-	step make -s sparse
-	step make -s check-unit
-	step make -s abi-check
-	step make -s check-deb
-	step make -s check-vm
-	step make -s check-harness
+	# Two things at once, as each keeps about one core busy: the host
+	# steps (single-threaded builds, sparse, lintian, apt) and the VM suite
+	# (a TCG guest is one host thread).  sparse runs beside the build of
+	# what the VM suite boots; the VM suite then starts, one guest fewer
+	# while the other host steps run (VM_BESIDE, vmtest/run.sh), which
+	# wait for that build (check-unit and check-harness build in the tree
+	# and $BUILD too).  Their output mixes on the terminal; the host steps'
+	# log, $BUILD/check-host.log, is appended to $log at the end.
+	hostlog=$BUILD/check-host.log
+	: > "$hostlog"
+	(log=$hostlog failed=0; step make -s sparse; exit $failed) &
+	sparse=$!
+	step make -s test-modules vm-binaries vm-root
+	(
+		log=$hostlog failed=0
+		while kill -0 $sparse 2>/dev/null; do sleep 1; done
+		step make -s check-unit
+		step make -s abi-check
+		step make -s check-deb
+		step make -s check-harness
+		exit $failed
+	) &
+	host=$!
+	export VM_BESIDE=$host
+	step make -s vm-run
+	unset VM_BESIDE
+	wait $sparse || failed=1
+	wait $host || failed=1
+	cat "$hostlog" >> "$log"
 fi
 
 read -r pass fail < <(grep -aE '^([a-z0-9/._-]+: )*[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |

@@ -253,7 +253,7 @@ judge() {
 		say "$kernel/$group: rmmod failed (leaked fd, mapping or probe?)"; ok=1
 	fi
 	for s in "$@"; do
-		grep -q "^@@TEST $s rc=0" "$log" || { say "$kernel/$group: $s failed"; ok=1; }
+		grep -aqE "^@@TEST $s rc=0([^0-9]|$)" "$log" || { say "$kernel/$group: $s failed"; ok=1; }
 	done
 	# Check's summary lines, relayed to the host
 	while read -r line; do
@@ -288,8 +288,9 @@ judge() {
 # $logs/$kernel-$group.result, what it prints to $logs/$kernel-$group.out.
 run_one() {
 	local kernel=$1 group=$2 accel=$3 extra=$4 root=- cmdline initrd start rc verdict log trace=
-	local vmem_size='' words=() word
+	local vmem_size='' words=() word secs staged
 	shift 4
+	start=$(date +%s)
 	log=$logs/$kernel-$group.log
 	rm -f "$log"
 	total_pass=0 total_fail=0
@@ -325,7 +326,7 @@ run_one() {
 	done
 	initrd=$(VMEM=$vmem_size make_initramfs "$kernel" "$accel" "$root" "$@") ||
 		{ say "missing test binaries or modules"; return 1; }
-	start=$(date +%s)
+	staged=$(date +%s)
 	boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 	rc=$?
 	# A group marked "+retry" in its accel column depends on where one
@@ -340,12 +341,18 @@ run_one() {
 	rm -f "$initrd"
 	[ -n "${VM_SHOW:-}" ] && sed -n '/^@@RUN/,/^@@TEST/{/^@@/d;p}' "$log" | tr -d '\r'
 	[ $rc -eq 124 ] && say "$kernel/$group: timed out after ${TIMEOUT}s"
+	# The run's wall time, its initramfs and boots (+retry's two) included:
+	# in $logs/times with its start and end from the whole run's start and
+	# the time its initramfs took (times.sh).
+	secs=$(( $(date +%s) - start ))
+	echo "$kernel $group $secs $(( start - run_start )) $(( start + secs - run_start ))" \
+	     "$(( staged - start ))" >> "$logs/times"
 	if judge "$kernel" "$group" "$log" "$@"; then
 		verdict=pass
-		say "$kernel/$group: ok ($(( $(date +%s) - start ))s, $(sed -n 's/^@@BOOTED //p' "$log" | tr -d '\r'))"
+		say "$kernel/$group: ok (${secs}s, $(sed -n 's/^@@BOOTED //p' "$log" | tr -d '\r'))"
 	else
 		verdict=fail
-		say "$kernel/$group: FAILED; guest log kept in $log"
+		say "$kernel/$group: FAILED (${secs}s); guest log kept in $log"
 	fi
 	for r in ${VM_RESULTS:-}; do
 		[ "${r%%=*}" = "$group" ] &&
@@ -363,7 +370,7 @@ collect() {
 	if [ "$verdict" != pass ]; then
 		failed_runs+=("$kernel/$group")
 		# why, kept for the recap at the end (a CI log shows its tail)
-		grep -v -e ': [0-9]*%: Checks: ' -e ': FAILED; guest log kept' \
+		grep -v -e ': [0-9]*%: Checks: ' -e ': FAILED ([0-9]*s); guest log kept' \
 			"$logs/$kernel-$group.out" | head -n 12 >> "$logs/failures"
 	fi
 	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
@@ -401,7 +408,16 @@ interactive() {
 
 # VM_JOBS boots at once (default: one per host core; each TCG guest runs
 # on one host thread).  Benchmarks run one at a time (bench/run.sh).
+# VM_BESIDE=PID: one boot fewer while that process runs (make check's host
+# steps beside the VM suite, which keep about one core busy: scripts/check.sh).
 JOBS=${VM_JOBS:-$(nproc)}
+slots() {
+	if [ -n "${VM_BESIDE:-}" ] && [ "$JOBS" -gt 1 ] && kill -0 "$VM_BESIDE" 2>/dev/null; then
+		echo $((JOBS - 1))
+	else
+		echo "$JOBS"
+	fi
+}
 runs=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
@@ -425,10 +441,13 @@ if [ -n "${VM_INTERACTIVE:-}" ] && [ ${#runs[@]} -gt 0 ]; then
 fi
 
 declare -A pending=()
+rm -f "$logs/times"
+run_start=$(date +%s)
 for r in "${runs[@]}"; do
 	read -r kernel group accel extra suites <<<"$r"
-	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-		wait -n
+	while [ "$(jobs -rp | wc -l)" -ge "$(slots)" ]; do
+		# polled while VM_BESIDE runs: its end frees a slot too
+		if [ "$(slots)" -lt "$JOBS" ]; then sleep 1; else wait -n; fi
 	done
 	# shellcheck disable=SC2086 # suites: one per word
 	run_one "$kernel" "$group" "$accel" "$extra" $suites > "$logs/$kernel-$group.out" 2>&1 &
@@ -446,6 +465,8 @@ for pid in "${!pending[@]}"; do
 	collect ${pending[$pid]}
 done
 
+# where the time went (vmtest/times.sh)
+[ ${#runs[@]} -gt 0 ] && "$here/times.sh" "$logs" 10 | sed 's/^times:/vm:/'
 echo "vm: ${total_pass} passed, ${total_fail} failed"
 if [ -n "${VM_RUN_RECORD:-}" ]; then
 	echo "date=$(date -u +%Y-%m-%d) commit=$VM_COMMIT driver=$VM_DRIVER_COMMIT" \
