@@ -109,7 +109,6 @@ void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU_SCHED);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
-size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len, int *err);
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
 #define KMEM_RO_SMALL_COPY	64

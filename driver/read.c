@@ -18,6 +18,7 @@
 #include <kmem_ro.h>
 
 #include "internal.h"
+#include "kread.h"
 
 /* Reads up to this size use a buffer on the stack (KASAN: 1 KiB frames)... */
 #define KMEM_RO_READ_STACK	256

@@ -32,6 +32,7 @@
 #include <kmem_ro.h>
 
 #include "internal.h"
+#include "kread.h"
 
 /* Segments of at most this many bytes are read into the group... */
 #define KMEM_RO_READV_SMALL		64
