@@ -23,8 +23,7 @@
 
 /* What the file holds at off, and how far that lasts: the segment, or
  * NULL with *len cut at the next segment (the header, or a hole). */
-HOT const struct kseg *piece(const struct kshared *sh, uint64_t off,
-				    size_t *len)
+HOT const struct kseg *piece(const struct kshared *sh, uint64_t off, size_t *len)
 {
 	unsigned int lo = 0, hi = sh->nr;
 
@@ -49,8 +48,8 @@ HOT const struct kseg *piece(const struct kshared *sh, uint64_t off,
 
 /*
  * drgn's and crash's reads are a few words: copied here, not by a call
- * into libc (its memcpy() is reached through the PLT and picks a method
- * by size first).  Overlapping word moves, as libc's own small copies.
+ * into libc (whose memcpy() picks a method by size first).  Overlapping
+ * word moves, as libc's own small copies.
  */
 HOT void copy_small(unsigned char *dst, const unsigned char *src, size_t n)
 {
