@@ -53,8 +53,12 @@ struct kmem_ro_readv_group {
 	u64 data[KMEM_RO_READV_GROUP_BYTES / sizeof(u64)];
 };
 
-/* A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or -errno. */
-static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
+/*
+ * A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or
+ * -errno.  noinline: its reader (kread.h, inline) stays out of the ioctl's
+ * frame, which KASAN builds cap at 1280 bytes.
+ */
+static noinline s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 {
 	char __user *ubuf = u64_to_user_ptr(iov->buf);
 	u64 done = 0;
