@@ -109,6 +109,7 @@ void kmem_ro_reader_end(struct kmem_ro_reader *r) __releases(RCU_SCHED);
 size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 			   struct kmem_ro_reader *r,
 			   struct kmem_ro_checked_page *checked, int *err);
+size_t kmem_ro_read_section_call(void *dst, unsigned long addr, size_t len, int *err);
 
 /* Up to this many bytes go out as plain stores, not copy_to_user(). */
 #define KMEM_RO_SMALL_COPY	64
@@ -117,6 +118,7 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 #ifndef can_do_masked_user_access
 #define can_do_masked_user_access()	0
 #define masked_user_access_begin(ptr)	NULL
+#define mask_user_address(ptr)		(ptr)
 #endif
 
 /**
@@ -196,13 +198,124 @@ void kmem_ro_events_exit(void);
 long kmem_ro_events_snapshot_ioctl(struct file *file, void __user *uarg);
 void kmem_ro_events_release(struct file *file);
 
-int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
-		   const void __user *uarg, u64 *usize);
+int kmem_ro_arg_in_sized(void *karg, size_t ksize, size_t ver0_size,
+			 const void __user *uarg, u64 *usize);
 int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 		    u64 usize);
+
+/*
+ * The arguments of a READV of one segment are most of its cost beside the
+ * read (a monitor reading a field at a time makes one per field): where
+ * the kernel masks user addresses (6.12 and later) they come in as word
+ * loads in one masked window each, inline, as the kernel's own
+ * copy_from_user() masks there: no get_user() of the size first, no rep
+ * movs start-up, no hardened-usercopy lookup, no lfence, no call.  6.1
+ * has no masking: there they stay get_user() and copy_from_user().  A
+ * user_access_begin() window would pay the lfence 6.1's copy_from_user()
+ * pays (lib/usercopy.c) and save the rest, but a driver that opened such
+ * windows on 6.1 hung once in the fuzzer, unexplained
+ * (docs/benchmarks.md): this one does not.
+ */
+
+/*
+ * Inside a user-access window: words from @src on to @to up to @len bytes,
+ * the first the struct's size, read first: any other size than @len, or a
+ * fault, goes to @label.
+ */
+#define kmem_ro_unsafe_get_arg(to, len, src, label) do {		\
+	u64 *__to = (u64 *)(to), *__end = __to + (len) / sizeof(u64);	\
+	const u64 __user *__src = (src);				\
+									\
+	unsafe_get_user(*__to, __src, label);				\
+	if (*__to != (len))						\
+		goto label;						\
+	while (++__to < __end)						\
+		unsafe_get_user(*__to, ++__src, label);			\
+} while (0)
+
+/*
+ * The common call: the caller's struct has the driver's size.  Its size
+ * and then the rest are read as words in one masked window.  Nothing past
+ * the size is read unless it is @ksize, so nothing past the caller's
+ * struct, as kmem_ro_arg_in_sized() reads.  False for any other size, a
+ * fault, or a kernel that does not mask user addresses.
+ */
+static __always_inline bool kmem_ro_arg_in_own_size(void *karg, size_t ksize,
+						    const void __user *uarg)
+{
+	const u64 __user *src = uarg;
+
+	if (!IS_ALIGNED(ksize, sizeof(u64)) || !can_do_masked_user_access())
+		return false;
+	src = masked_user_access_begin(src);
+	kmem_ro_unsafe_get_arg(karg, ksize, src, fail);
+	user_access_end();
+	return true;
+fail:
+	user_access_end();
+	return false;
+}
+
+/**
+ * kmem_ro_arg_in() - copy an extensible ioctl argument from userspace
+ * @karg: kernel copy, @ksize bytes
+ * @ksize: size of the struct this driver knows
+ * @ver0_size: size of the first published layout
+ * @uarg: user pointer; the struct starts with its own __u64 size
+ * @usize: returns the size the caller claimed, for kmem_ro_arg_out()
+ *
+ * A struct of the driver's size inline; any other, or a fault, is read
+ * again by kmem_ro_arg_in_sized(), size first, which decides the errno.
+ *
+ * Return: as kmem_ro_arg_in_sized().
+ */
+static __always_inline int kmem_ro_arg_in(void *karg, size_t ksize, size_t ver0_size,
+					  const void __user *uarg, u64 *usize)
+{
+	if (kmem_ro_arg_in_own_size(karg, ksize, uarg)) {
+		*usize = ksize;
+		return 0;
+	}
+	return kmem_ro_arg_in_sized(karg, ksize, ver0_size, uarg, usize);
+}
+
 /* Up to this many bytes come in as plain loads (READV's stack segments). */
 #define KMEM_RO_SMALL_COPY_IN	128
-int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len);
+
+/**
+ * kmem_ro_copy_in() - copy a few fixed-size records (READV's segments) in
+ * @dst: the driver's own buffer, @len bytes, aligned for u64
+ * @usrc: user source; need not be aligned
+ * @len: bytes
+ *
+ * The mirror of kmem_ro_copy_out(): up to KMEM_RO_SMALL_COPY_IN bytes of
+ * whole u64s come in as plain loads, in order from @usrc, in one window
+ * opened by masking the address, so a kernel address becomes one that
+ * faults and loads in order fault at the guard page past user memory, as
+ * the kernel's own copy_from_user() relies on there.  Nothing in the
+ * window calls out or sleeps; a fault in it is handled as in
+ * copy_from_user() (the page is faulted in, or the access fails).
+ * Without masking (6.1), or for more bytes: copy_from_user().
+ *
+ * Return: 0 or -EFAULT.
+ */
+static __always_inline int kmem_ro_copy_in(void *dst, const void __user *usrc, size_t len)
+{
+	const u64 __user *src = usrc;
+	u64 *to = dst, *end = to + len / sizeof(u64);
+
+	if (len > KMEM_RO_SMALL_COPY_IN || !IS_ALIGNED(len, sizeof(u64)) ||
+	    !can_do_masked_user_access())
+		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
+	src = masked_user_access_begin(src);
+	while (to < end)
+		unsafe_get_user(*to++, src++, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
 
 long kmem_ro_info_ioctl(void __user *uarg, u64 ioctls);
 

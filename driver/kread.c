@@ -122,3 +122,20 @@ size_t kmem_ro_read_object(void *dst, unsigned long addr, size_t len,
 	return __kmem_ro_read_object(dst, addr, len, r, checked, err);
 }
 
+/**
+ * kmem_ro_read_section_call() - kmem_ro_read_section(), as a call
+ * @dst: destination, @len bytes
+ * @addr: kernel virtual address
+ * @len: bytes; may cross pages
+ * @err: returns the errno of the page that stopped the read (0 if none)
+ *
+ * For a read whose copy costs more than a call (a large READV segment, a
+ * page at a time): one copy of the inline reader in the kernel, not one
+ * in each such caller beside the inline one of its hot path.
+ *
+ * Return: as kmem_ro_read_object().
+ */
+size_t kmem_ro_read_section_call(void *dst, unsigned long addr, size_t len, int *err)
+{
+	return kmem_ro_read_section(dst, addr, len, err);
+}

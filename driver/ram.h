@@ -133,7 +133,7 @@ static __always_inline struct page *kmem_ro_pfn_to_online_page(unsigned long pfn
  * Return: false for offline, logically offline (balloon), poisoned,
  * unaccepted or GART aperture pages, and pages whose memmap is gone.
  */
-static inline bool kmem_ro_page_online(unsigned long pfn)
+static __always_inline bool kmem_ro_page_online(unsigned long pfn)
 {
 	struct page *page = kmem_ro_pfn_to_online_page(pfn);
 	unsigned long text_start, text_end;
@@ -180,7 +180,7 @@ static inline bool kmem_ro_page_online(unsigned long pfn)
  * it is RAM that must not be read (kmem_ro_page_online()),
  * -KMEM_RO_NEED_OFFLINE_HOLD for driver-managed RAM without the hold.
  */
-static inline int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r)
+static __always_inline int kmem_ro_ram_check_pfn(unsigned long pfn, const struct kmem_ro_reader *r)
 {
 	const struct kmem_ro_pfns *range = kmem_ro_ram_find(r->ram, pfn, 1);
 

@@ -14,14 +14,15 @@
  * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
  *
- * The fixed cost of a call counts too: drgn under the kcore preload makes
- * one call per read it cannot serve otherwise, of one segment of 8 or 16
- * bytes.  Such a call copies the argument in, up to four segments in,
- * data and results out and @done out, the fewest copies its ABI allows.
- * Where the kernel masks user addresses (6.12 and later) the first two
- * are word loads in one masked window each (uarg.c), and the data and
- * results go out as stores in one window, masked too: no lfence in the
- * call.  Only @done goes back of the argument, as one store.
+ * The fixed cost of a call counts too: a monitor reading one field at a
+ * time makes calls of one segment of 8 or 16 bytes.  Such a call copies
+ * the argument and its segment in, and its data, result and @done out:
+ * the fewest copies its ABI allows.  Where the kernel masks user
+ * addresses (6.12 and later) the two copies in are word loads in one
+ * masked window each (internal.h).  The segment is read inline, without the
+ * group's bookkeeping, and everything goes out as stores in one window,
+ * masked too: no lfence and no call in the read (kmem_ro_readv_one()).
+ * Only @done goes back of the argument, as one store.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -54,11 +55,12 @@ struct kmem_ro_readv_group {
 };
 
 /*
- * A segment above KMEM_RO_READV_SMALL, through the bounce page: bytes read or
- * -errno.  noinline: its reader (kread.h, inline) stays out of the ioctl's
- * frame, which KASAN builds cap at 1280 bytes.
+ * A segment above KMEM_RO_READV_SMALL, through the bounce page, a page at a
+ * time: bytes read or -errno.  Its reader is a call: against a page's copy
+ * a call costs nothing, and the one-segment path keeps the only inline
+ * reader here.
  */
-static noinline s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
+static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 {
 	char __user *ubuf = u64_to_user_ptr(iov->buf);
 	u64 done = 0;
@@ -69,7 +71,7 @@ static noinline s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounc
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
 		int err;
 
-		got = kmem_ro_read_section(bounce, iov->addr + done, chunk, &err);
+		got = kmem_ro_read_section_call(bounce, iov->addr + done, chunk, &err);
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
 		done += got;
@@ -183,48 +185,88 @@ result_fault:
 	return -EFAULT;
 }
 
-/**
- * kmem_ro_readv_ioctl() - KMEM_RO_IOC_READV
- * @file: the open device (unused: reads belong to no file)
- * @uarg: user pointer to struct kmem_ro_readv
+/*
+ * A call of one small segment, the commonest: read in a section of its
+ * own, inline (kread.h), into the stack, then the data, the result and
+ * @done out in one user-access window, as kmem_ro_readv_flush() and the
+ * put_user() of @done would write them.  Against the general path it
+ * saves the group's bookkeeping, four calls around the read and the
+ * window of @done.
  *
- * Return: 0 (see @done for how far it got) or a negative errno as
- * documented in uapi/kmem_ro.h.
+ * Return: 0 or -EFAULT (the result or @done could not be written).
  */
-long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
+static __always_inline long kmem_ro_readv_one(const struct kmem_ro_iov *iov,
+					       struct kmem_ro_iov __user *u,
+					       u32 __user *udone)
+{
+	/* written before read, and only what was written goes out */
+	u64 data[KMEM_RO_READV_SMALL / sizeof(u64)] __uninitialized;
+	void __user *ubuf = u64_to_user_ptr(iov->buf);
+	size_t got;
+	s64 res;
+	int err;
+
+	got = kmem_ro_read_section(data, iov->addr, iov->len, &err);
+	res = got ? (s64)got : err;
+	/* as in kmem_ro_readv_flush(): masked, each pointer on its own */
+	if (can_do_masked_user_access()) {
+		u = masked_user_access_begin(u);
+		udone = (u32 __user *)mask_user_address(udone);
+	} else if (!user_access_begin(u, sizeof(*u))) {
+		return -EFAULT;
+	} else if (!access_ok(udone, sizeof(*udone))) {
+		goto fault;
+	}
+	if (res > 0) {
+		if (!access_ok(ubuf, res))
+			goto buf_fault;
+		unsafe_copy_to_user(ubuf, (const char *)data, res, buf_fault);
+	}
+	unsafe_put_user(res, &u->result, fault);
+	unsafe_put_user(1, udone, fault);
+	user_access_end();
+	return 0;
+
+buf_fault:
+	user_access_end();
+	if (put_user((s64)-EFAULT, &u->result) || put_user(1, udone))
+		return -EFAULT;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * Any other call: segments in groups (kmem_ro_readv_small()) and large
+ * ones through a bounce page.  noinline: its frame is its own, not the
+ * one-segment call's.
+ */
+static noinline long kmem_ro_readv_many(const struct kmem_ro_readv *rv,
+					struct kmem_ro_iov __user *uiov,
+					u32 __user *udone)
 {
 	/* written before read, and only what was written goes out */
 	struct kmem_ro_iov stack_iov[KMEM_RO_READV_STACK_IOVS] __uninitialized;
 	struct kmem_ro_readv_group g __uninitialized;
-	struct kmem_ro_iov __user *uiov;
-	struct kmem_ro_readv rv;
 	struct kmem_ro_iov *iov;
-	u64 usize, total = 0;
 	void *bounce = NULL;
 	bool big = false;
+	u64 total = 0;
 	u32 i;
-	int err;
+	int err = 0;
 
-	err = kmem_ro_arg_in(&rv, sizeof(rv), KMEM_RO_READV_SIZE_VER0, uarg, &usize);
-	if (err)
-		return err;
-	if (rv.flags || rv.reserved[0] || rv.reserved[1] ||
-	    !rv.iov_addr != !rv.iov_count)
-		return -EINVAL;
-	if (rv.iov_count > KMEM_RO_READV_MAX_SEGS)
-		return -E2BIG;
-	uiov = u64_to_user_ptr(rv.iov_addr);
-	if (rv.iov_count <= ARRAY_SIZE(stack_iov)) {
+	if (rv->iov_count <= ARRAY_SIZE(stack_iov)) {
 		iov = stack_iov;
-		err = kmem_ro_copy_in(iov, uiov, rv.iov_count * sizeof(*iov));
+		err = kmem_ro_copy_in(iov, uiov, rv->iov_count * sizeof(*iov));
 		if (err)
 			return err;
 	} else {
-		iov = memdup_array_user(uiov, rv.iov_count, sizeof(*iov));
+		iov = memdup_array_user(uiov, rv->iov_count, sizeof(*iov));
 		if (IS_ERR(iov))
 			return PTR_ERR(iov);
 	}
-	for (i = 0; i < rv.iov_count; i++) {
+	for (i = 0; i < rv->iov_count; i++) {
 		total += iov[i].len;
 		if (iov[i].len > KMEM_RO_READV_MAX_BYTES || total > KMEM_RO_READV_MAX_BYTES) {
 			err = -E2BIG;
@@ -246,7 +288,7 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	g.first = 0;
 	g.nr = 0;
 	g.used = 0;
-	for (i = 0; i < rv.iov_count; i++) {
+	for (i = 0; i < rv->iov_count; i++) {
 		/* stop on a signal: what is done stays done */
 		if (signal_pending(current)) {
 			if (!i)
@@ -272,7 +314,7 @@ long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
 	if (!err)
 		err = kmem_ro_readv_flush(&g, iov, uiov);
 	/* the only field READV changes: nothing else of the caller's is rewritten */
-	if (!err && put_user(i, &((struct kmem_ro_readv __user *)uarg)->done))
+	if (!err && put_user(i, udone))
 		err = -EFAULT;
 
 	if (bounce)
@@ -281,4 +323,90 @@ out_free_iov:
 	if (iov != stack_iov)
 		kfree(iov);
 	return err;
+}
+
+/*
+ * The argument in, and its segment too when it has one: where the kernel
+ * masks user addresses, in one window of word loads (the segment's
+ * address masked on its own), not one for each.  Any other size or a
+ * fault: kmem_ro_arg_in_sized(), which decides the errno as for any
+ * ioctl.
+ *
+ * Return: 0, with @rv read and *@one set if @iov was read too; or -errno.
+ */
+static __always_inline int kmem_ro_readv_in(struct kmem_ro_readv *rv, struct kmem_ro_iov *iov,
+					    const void __user *uarg, bool *one)
+{
+	const u64 __user *src;
+	u64 *to, usize;
+
+	/* a later, larger layout: the copy below would read past a VER0 struct */
+	BUILD_BUG_ON(sizeof(*rv) != KMEM_RO_READV_SIZE_VER0);
+	*one = false;
+	if (can_do_masked_user_access()) {
+		src = masked_user_access_begin((const u64 __user *)uarg);
+		kmem_ro_unsafe_get_arg(rv, sizeof(*rv), src, slow);
+		if (rv->iov_count == 1) {
+			src = mask_user_address((const u64 __user *)u64_to_user_ptr(rv->iov_addr));
+			for (to = (u64 *)iov; to < (u64 *)(iov + 1); to++, src++)
+				unsafe_get_user(*to, src, slow);
+			*one = true;
+		}
+		user_access_end();
+		return 0;
+slow:
+		user_access_end();
+		*one = false;
+	} else if (!copy_from_user(rv, uarg, sizeof(*rv)) && rv->size == sizeof(*rv)) {
+		/*
+		 * 6.1: the struct in one copy, not its size first and then
+		 * the rest (two user-access windows).  Every caller's struct
+		 * has at least these bytes (KMEM_RO_READV_SIZE_VER0); a
+		 * smaller one, or a fault, is read again below.
+		 */
+		return 0;
+	}
+	return kmem_ro_arg_in_sized(rv, sizeof(*rv), KMEM_RO_READV_SIZE_VER0, uarg, &usize);
+}
+
+/**
+ * kmem_ro_readv_ioctl() - KMEM_RO_IOC_READV
+ * @file: the open device (unused: reads belong to no file)
+ * @uarg: user pointer to struct kmem_ro_readv
+ *
+ * Return: 0 (see @done for how far it got) or a negative errno as
+ * documented in uapi/kmem_ro.h.
+ */
+long kmem_ro_readv_ioctl(struct file *file, void __user *uarg)
+{
+	u32 __user *udone = &((struct kmem_ro_readv __user *)uarg)->done;
+	struct kmem_ro_iov __user *uiov;
+	struct kmem_ro_readv rv;
+	struct kmem_ro_iov iov;
+	bool one;
+	int err;
+
+	err = kmem_ro_readv_in(&rv, &iov, uarg, &one);
+	if (err)
+		return err;
+	if (rv.flags || rv.reserved[0] || rv.reserved[1] ||
+	    !rv.iov_addr != !rv.iov_count)
+		return -EINVAL;
+	if (rv.iov_count > KMEM_RO_READV_MAX_SEGS)
+		return -E2BIG;
+	uiov = u64_to_user_ptr(rv.iov_addr);
+	if (rv.iov_count != 1)
+		return kmem_ro_readv_many(&rv, uiov, udone);
+	/* a large one is copied in again there: it costs its reads, not this */
+	if (!one) {
+		err = kmem_ro_copy_in(&iov, uiov, sizeof(iov));
+		if (err)
+			return err;
+	}
+	if (iov.len > KMEM_RO_READV_SMALL)
+		return kmem_ro_readv_many(&rv, uiov, udone);
+	/* as kmem_ro_readv_many() stops before its first segment */
+	if (signal_pending(current))
+		return -EINTR;
+	return kmem_ro_readv_one(&iov, uiov, udone);
 }
