@@ -153,6 +153,8 @@ efault:
 }
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
 void kmem_ro_read_exit(void);
+void *kmem_ro_read_page_get(void);
+void kmem_ro_read_page_put(void *page);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_walk_ioctl(struct file *file, void __user *uarg);
 long kmem_ro_pagemap_ioctl(struct file *file, void __user *uarg);

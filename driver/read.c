@@ -29,18 +29,28 @@
  * allocates once per CPU, not per call.  A page of its own, not a slab
  * object: hardened usercopy checks copy_to_user() from it without a slab
  * lookup.  Another reader on the same CPU meanwhile (the first slept in
- * its user copy) gets a page of its own, freed after.
+ * its user copy) gets a page of its own, freed after.  READV's large
+ * segments use it too.
  */
 static DEFINE_PER_CPU(void *, kmem_ro_read_spare);
 
-static void *kmem_ro_read_page_get(void)
+/**
+ * kmem_ro_read_page_get() - a bounce page: the CPU's spare, else a new one
+ *
+ * Return: the page, or NULL if none could be allocated.
+ */
+void *kmem_ro_read_page_get(void)
 {
 	void *page = this_cpu_xchg(kmem_ro_read_spare, NULL);
 
 	return page ?: (void *)__get_free_page(GFP_KERNEL);
 }
 
-static void kmem_ro_read_page_put(void *page)
+/**
+ * kmem_ro_read_page_put() - give a bounce page back, as the CPU's spare if it has none
+ * @page: from kmem_ro_read_page_get()
+ */
+void kmem_ro_read_page_put(void *page)
 {
 	if (this_cpu_cmpxchg(kmem_ro_read_spare, NULL, page))
 		free_page((unsigned long)page);

@@ -9,8 +9,9 @@
  * per segment.  Small segments are read, a group at a time, into a buffer
  * on the stack; the group's bytes and results then go out in one
  * user-access window (one STAC/CLAC and speculation barrier for the
- * group, not two per segment).  The bounce page is allocated only for a
- * call that has a larger segment, and a call of a few segments copies
+ * group, not two per segment).  A call that has a larger segment takes
+ * the CPU's spare bounce page, as pread() does (read.c), and a call of a
+ * few segments copies
  * them to the stack instead of a kmalloc()ed array: a call of a few small
  * segments allocates nothing.
  *
@@ -274,12 +275,8 @@ static noinline long kmem_ro_readv_many(const struct kmem_ro_readv *rv,
 		}
 		big |= iov[i].len > KMEM_RO_READV_SMALL;
 	}
-	/*
-	 * A page of its own, not a slab object: hardened usercopy then checks
-	 * each copy_to_user() from it without a slab lookup.
-	 */
 	if (big) {
-		bounce = (void *)__get_free_page(GFP_KERNEL);
+		bounce = kmem_ro_read_page_get();
 		if (!bounce) {
 			err = -ENOMEM;
 			goto out_free_iov;
@@ -318,7 +315,7 @@ static noinline long kmem_ro_readv_many(const struct kmem_ro_readv *rv,
 		err = -EFAULT;
 
 	if (bounce)
-		free_page((unsigned long)bounce);
+		kmem_ro_read_page_put(bounce);
 out_free_iov:
 	if (iov != stack_iov)
 		kfree(iov);
