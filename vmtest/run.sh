@@ -340,6 +340,8 @@ run_one() {
 				{ say "$group: '$word': want +virtio-mem=SIZEM (MiB)"; return 1; }
 			vmem_size=${word#+virtio-mem=}
 			;;
+		# groups sharing one boot (joined when the queue is made)
+		+boot=*) ;;
 		+*) say "$group: unknown harness option '$word'"; return 1 ;;
 		*) cmdline+=${cmdline:+,}$word ;;
 		esac
@@ -396,7 +398,7 @@ collect() {
 	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
 }
 
-# VM_SUITES=a,b: only those suites, each in its own group's boot (a
+# VM_SUITES=a,b: only those suites, each in its group's boot (a
 # group none of them is in is skipped), in the group's order.
 want_suites() {
 	local s out=()
@@ -438,7 +440,12 @@ slots() {
 		echo "$JOBS"
 	fi
 }
+# Groups whose extra column has the same +boot=NAME share one boot per
+# kernel, their suites in the file's order, at the first one's place in the
+# queue: a run named NAME (its log KERNEL-NAME.log) when more than one of
+# them is wanted, else the group's own.  They must agree on accel and extra.
 runs=()
+declare -A joint=() joint_line=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
@@ -451,6 +458,21 @@ while read -r group kernels accel extra suites; do
 		# A debug build (7.3-debug) runs the groups of its series, and
 		# those that name it (the debug kernel's own: faultinj).
 		[[ ,$kernels, == *,${kernel%-debug},* || ,$kernels, == *,$kernel,* ]] || continue
+		if [[ ,$extra, =~ ,\+boot=([a-z0-9_-]+), ]]; then
+			name=${BASH_REMATCH[1]}
+			if [ -n "${joint[$kernel/$name]:-}" ]; then
+				i=${joint[$kernel/$name]}
+				read -r _ _ a e joined <<<"${runs[$i]}"
+				[ "$a $e" = "$accel $extra" ] || {
+					say "$group: +boot=$name with accel or extra other than ${joint_line[$name]}'s"
+					exit 1
+				}
+				runs[i]="$kernel $name $accel $extra $joined $suites"
+				continue
+			fi
+			joint[$kernel/$name]=${#runs[@]}
+			joint_line[$name]=$group
+		fi
 		runs+=("$kernel $group $accel $extra $suites")
 	done
 done < "$GROUPS_FILE"
