@@ -1062,8 +1062,6 @@ START_TEST(enable_every_function)
 	add_all(fd, s, n, &added);
 	printf("probe: %u of %u vmlinux text symbols enabled in %lds\n", added, n,
 	       (long)(time(NULL) - t0));
-	if (stride == 1)
-		ck_assert_uint_eq(added, traceable_functions(s, n));
 	for (unsigned int i = 0; i < n; i++) {
 		if (s[i].addr == hot && s[i].result > 0)
 			hot_id = s[i].result;
@@ -1082,6 +1080,13 @@ START_TEST(enable_every_function)
 	close(fd);
 	printf("probe: closed in %lds\n", (long)(time(NULL) - t0));
 	ck_assert_int_eq(vt_file_has(FTRACE_LIST, OUR_CALLBACK), 0);
+	/*
+	 * Each spec's result against tracefs, now that nothing is traced:
+	 * with every function traced its passes over kallsyms and tracefs
+	 * took several times as long.
+	 */
+	if (stride == 1)
+		ck_assert_uint_eq(added, traceable_functions(s, n));
 	free(s);
 }
 END_TEST
