@@ -743,14 +743,8 @@ static int run_untraced(const char *out, bool preload)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		exec_reader(&r, 0);
-	for (int i = 0; i < HANG_SECONDS * 10; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		ck_assert_int_ge(w, 0);
-		if (w == pid)
-			return status;
-		usleep(100000);
-	}
+	if (vt_wait_child(pid, HANG_SECONDS * 1000, &status) == 0)
+		return status;
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
