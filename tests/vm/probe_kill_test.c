@@ -195,10 +195,11 @@ static double kill_during(int fd, enum op op, unsigned int n, double full_ms, do
  * Disabled kprobes in @fd, enough that ENABLE takes MIN_FULL_MS: returns
  * how many, *@enable_ms what ENABLE of them took (they are left enabled).
  * After TRY specs, the next step is what the pace so far asks for, a fifth
- * more, in specs at the share of them added so far: each round's ENABLE
- * and DISABLE cost seconds, and each kprobe added costs more than the one
- * before it (on 7.3 under TCG, 2,250 took 5 s with none there, 14 s with
- * 4,500 there).
+ * more, in specs at the share of them added so far, but never more than
+ * TRY: each kprobe added costs more than the one before it (on 7.3 under
+ * TCG, 2,250 took 5 s with none there, 14 s with 4,500 there), and ENABLE
+ * is slower per kprobe the more there are, so a pace taken from few
+ * overshoots (on 6.12 and 7.3 it asked for several minutes of adding).
  */
 static unsigned int enough_kprobes(int fd, double *enable_ms)
 {
@@ -227,6 +228,8 @@ static unsigned int enough_kprobes(int fd, double *enable_ms)
 		step = n ? (unsigned int)((want - n) * tried / n) : TRY;
 		if (step < TRY / 4)
 			step = TRY / 4;
+		if (step > TRY)
+			step = TRY;
 	}
 	ck_assert_msg(*enable_ms >= MIN_FULL_MS, "%u kprobes enabled in %.0f ms", n, *enable_ms);
 	printf("@@PROBE_KILL sized: %u kprobes of %u specs in %u rounds\n", n, tried, rounds);
