@@ -100,12 +100,21 @@ python: lib
 
 # kmem_ro.ko and the test-only kmem_ro_testobj.ko per test kernel,
 # warnings are errors.
-test-modules: deps
-	@set -e; for k in $(MODULE_KERNELS); do \
+define build_modules
+	@set -e; for k in $(1); do \
 		echo "  MODULE  $$k"; \
 		vmtest/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
 		vmtest/build-module.sh $$k tests/vm/testobj $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
 	done
+endef
+test-modules: deps
+	$(call build_modules,$(MODULE_KERNELS))
+
+# Only the kernels no VM group boots (sid): make check builds them beside
+# sparse, and the booted ones' with BUILD_ONLY_KERNELS= before the VM
+# suite (scripts/check.sh).
+build-only-modules: deps
+	$(call build_modules,$(filter-out $(KERNELS),$(BUILD_ONLY_KERNELS)))
 
 # 7.x: sparse runs in the sid root (vmtest/fetch-kernels.sh, check_suite),
 # whose pahole is not the kernel's: BTF is no part of this pass.  Kbuild
@@ -347,4 +356,4 @@ clean:
 	rm -rf $(BUILD)
 	rm -f driver/*.o driver/*.ko driver/*.mod* driver/.*.cmd driver/modules.order driver/Module.symvers
 
-.PHONY: all build-deps deps host-deps module lib preload tools python deb vm-kernel vm-module vm-kmemctl vm-shell test-modules sparse vm-binaries vm-root check-unit check-vm vm-run check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update
+.PHONY: all build-deps deps host-deps module lib preload tools python deb vm-kernel vm-module vm-kmemctl vm-shell test-modules build-only-modules sparse vm-binaries vm-root check-unit check-vm vm-run check check-harness check-deb check-debug check-crash bench fuzz stress demo clean abi-check abi-update

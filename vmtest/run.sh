@@ -106,7 +106,8 @@ stage_kernel_modules() {
 # base tree (vmtest/build-root.sh udev) whose cpio goes first.
 # VMEM (+virtio-mem): stage virtio_mem and its transport's modules.
 make_initramfs() {
-	local kernel=$1 accel=$2 root=$3 stage l host_files=()
+	local kernel=$1 accel=$2 root=$3 stage l g h d host_files=() same=() pairs=() elf=() libs=()
+	local -A into=() seen=()
 	shift 3
 	stage=$(mktemp -d "$BUILD/vm-stage.XXXXXX")
 	chmod 755 "$stage"	# the guest's / : other users must traverse it
@@ -145,24 +146,43 @@ make_initramfs() {
 		if [ -f "$BUILD/vm/$s.with" ]; then
 			for l in $(cat "$BUILD/vm/$s.with"); do
 				case $l in
-				/*=/*) mkdir -p "$stage$(dirname "${l#*=}")" &&
-					cp -L "${l%%=*}" "$stage${l#*=}" &&
-					host_files+=("$stage${l#*=}") ;;
-				/*) mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" &&
-					host_files+=("$stage$l") ;;
-				*) cp "$BUILD/vm/$l" "$stage/tests/" ;;
-				esac || return 1
+				/*=/*) pairs+=("$l") ;;
+				/*) [ -n "${seen[$l]:-}" ] || same+=("$l"); seen[$l]=1 ;;
+				*) cp "$BUILD/vm/$l" "$stage/tests/" || return 1 ;;
+				esac
 			done
 		fi
+	done
+	# Copied a directory at a time, and the ELF files found with bash's
+	# own read: python_test names about 800 files, and a fork or two per
+	# file took 40 s of a loaded 2-core host per initramfs.
+	[ ${#same[@]} -eq 0 ] || cp -L --parents -t "$stage" "${same[@]}" || return 1
+	for l in "${same[@]}"; do host_files+=("$stage$l"); done
+	for l in "${pairs[@]}"; do
+		g=${l#*=} h=${l%%=*}
+		host_files+=("$stage$g")
+		if [ "${g##*/}" = "${h##*/}" ]; then
+			into[${g%/*}]+=" ${h}"
+		else
+			mkdir -p "$stage${g%/*}" && cp -L "$h" "$stage$g" || return 1
+		fi
+	done
+	for d in "${!into[@]}"; do
+		# shellcheck disable=SC2086	# host paths: no spaces (.with splits on them)
+		mkdir -p "$stage$d" && cp -L -t "$stage$d" ${into[$d]} || return 1
 	done
 	# Dynamically linked files bring their ELF interpreter and libraries,
 	# at the host's paths (ldd fails on static binaries and scripts).
 	for s in "$stage"/tests/* "${host_files[@]}"; do
-		[[ $(head -c 4 "$s" | tr -d '\0') == $'\x7f'ELF ]] && ldd "$s" >/dev/null 2>&1 || continue
-		for l in $(ldd "$s" | grep -o '/[^ ]*'); do
-			mkdir -p "$stage$(dirname "$l")" && cp -L "$l" "$stage$l" || return 1
-		done
+		IFS= read -r -d '' -n 4 l < "$s"
+		[[ $l == $'\x7f'ELF ]] && elf+=("$s")
 	done
+	if [ ${#elf[@]} -gt 0 ]; then
+		# its lines for libraries start with a tab (a header line names
+		# each file when there are several)
+		mapfile -t libs < <(ldd "${elf[@]}" 2>/dev/null | grep $'^\t' | grep -o '/[^ ]*' | sort -u)
+		[ ${#libs[@]} -eq 0 ] || cp -L --parents -t "$stage" "${libs[@]}" || return 1
+	fi
 	[ -e "$BUILD/vm/kmemctl" ] && cp "$BUILD/vm/kmemctl" "$stage/bin/"
 	echo "$*" > "$stage/tests/list"
 	echo "export VM_ACCEL=tcg-${accel%+retry}" > "$stage/tests/env"
@@ -320,6 +340,8 @@ run_one() {
 				{ say "$group: '$word': want +virtio-mem=SIZEM (MiB)"; return 1; }
 			vmem_size=${word#+virtio-mem=}
 			;;
+		# groups sharing one boot (joined when the queue is made)
+		+boot=*) ;;
 		+*) say "$group: unknown harness option '$word'"; return 1 ;;
 		*) cmdline+=${cmdline:+,}$word ;;
 		esac
@@ -376,7 +398,7 @@ collect() {
 	rm -f "$logs/$kernel-$group.out" "$logs/$kernel-$group.result"
 }
 
-# VM_SUITES=a,b: only those suites, each in its own group's boot (a
+# VM_SUITES=a,b: only those suites, each in its group's boot (a
 # group none of them is in is skipped), in the group's order.
 want_suites() {
 	local s out=()
@@ -418,7 +440,12 @@ slots() {
 		echo "$JOBS"
 	fi
 }
+# Groups whose extra column has the same +boot=NAME share one boot per
+# kernel, their suites in the file's order, at the first one's place in the
+# queue: a run named NAME (its log KERNEL-NAME.log) when more than one of
+# them is wanted, else the group's own.  They must agree on accel and extra.
 runs=()
+declare -A joint=() joint_line=()
 while read -r group kernels accel extra suites; do
 	[[ -z $group || $group == \#* ]] && continue
 	[ -n "$GROUPS_WANTED" ] && [[ " $GROUPS_WANTED " != *" $group "* ]] && continue
@@ -431,6 +458,21 @@ while read -r group kernels accel extra suites; do
 		# A debug build (7.3-debug) runs the groups of its series, and
 		# those that name it (the debug kernel's own: faultinj).
 		[[ ,$kernels, == *,${kernel%-debug},* || ,$kernels, == *,$kernel,* ]] || continue
+		if [[ ,$extra, =~ ,\+boot=([a-z0-9_-]+), ]]; then
+			name=${BASH_REMATCH[1]}
+			if [ -n "${joint[$kernel/$name]:-}" ]; then
+				i=${joint[$kernel/$name]}
+				read -r _ _ a e joined <<<"${runs[$i]}"
+				[ "$a $e" = "$accel $extra" ] || {
+					say "$group: +boot=$name with accel or extra other than ${joint_line[$name]}'s"
+					exit 1
+				}
+				runs[i]="$kernel $name $accel $extra $joined $suites"
+				continue
+			fi
+			joint[$kernel/$name]=${#runs[@]}
+			joint_line[$name]=$group
+		fi
 		runs+=("$kernel $group $accel $extra $suites")
 	done
 done < "$GROUPS_FILE"

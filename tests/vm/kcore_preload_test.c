@@ -162,11 +162,23 @@ static uint64_t direct(const struct kmem_ro_info *in, uint64_t image)
 	return in->page_offset + (image - in->kernel_map + in->phys_base);
 }
 
-static uint64_t kallsyms_or(const char *name, uint64_t fallback)
+/*
+ * rodata's bounds (1 MiB if kallsyms has no __end_rodata) and, if @mod,
+ * an address in kmem_ro's text: one pass over kallsyms (200,000 lines
+ * under TCG).
+ */
+static void rodata(uint64_t *rs, uint64_t *re, uint64_t *mod)
 {
-	uint64_t v = vt_kallsyms(name);
+	static const char *const syms[] = {
+		"__start_rodata", "__end_rodata", "kmem_ro_readv_ioctl",
+	};
+	uint64_t at[3];
 
-	return v ? v : fallback;
+	vt_kallsyms_many(syms, at, mod ? 3 : 2);
+	*rs = at[0];
+	*re = at[1] ? at[1] : at[0] + (1 << 20);
+	if (mod)
+		*mod = at[2];
 }
 
 /*
@@ -175,8 +187,11 @@ static uint64_t kallsyms_or(const char *name, uint64_t fallback)
  */
 static void write_spec(unsigned int text, unsigned int ram)
 {
-	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len");
-	uint64_t ts, te, rs, re, init, mod = vt_kallsyms("kmem_ro_readv_ioctl");
+	static const char *const syms[] = {
+		"kmem_ro_readv_ioctl", "__start_rodata", "__end_rodata", "__init_begin",
+	};
+	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len"), at[4];
+	uint64_t ts, te, rs, re, init, mod;
 	struct kmem_ro_info in;
 	FILE *f, *k;
 	int fd = vt_open_dev();
@@ -185,9 +200,11 @@ static void write_spec(unsigned int text, unsigned int ram)
 	close(fd);
 	ts = in.text_start;
 	te = in.text_end;
-	rs = vt_kallsyms("__start_rodata");
-	re = kallsyms_or("__end_rodata", rs + (1 << 20));
-	init = vt_kallsyms("__init_begin");
+	vt_kallsyms_many(syms, at, 4);		/* one pass: 200,000 lines under TCG */
+	mod = at[0];
+	rs = at[1];
+	re = at[2] ? at[2] : rs + (1 << 20);
+	init = at[3];
 	ck_assert(ts && te > ts + 0x10000 && rs >= te && re > rs && init > re && mod);
 
 	/* Named kcore, not /proc/kcore: must be read as it is. */
@@ -726,14 +743,8 @@ static int run_untraced(const char *out, bool preload)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		exec_reader(&r, 0);
-	for (int i = 0; i < HANG_SECONDS * 10; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		ck_assert_int_ge(w, 0);
-		if (w == pid)
-			return status;
-		usleep(100000);
-	}
+	if (vt_wait_child(pid, HANG_SECONDS * 1000, &status) == 0)
+		return status;
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
@@ -861,13 +872,12 @@ static void trace_kinds(bool preload, struct call_kinds *c)
 
 static void write_counted_spec(unsigned int random)
 {
-	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len");
-	uint64_t rs = vt_kallsyms("__start_rodata"), mod = vt_kallsyms("kmem_ro_readv_ioctl");
-	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len"), rs, re, mod;
 	struct kmem_ro_info in;
 	int fd = vt_open_dev();
 	FILE *f;
 
+	rodata(&rs, &re, &mod);
 	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
 	close(fd);
 	ck_assert(rs && re - rs >= 0x20000 && vbuf && vlen >= 4096 && mod);
@@ -939,14 +949,13 @@ END_TEST
  */
 START_TEST(signal_longjmp)
 {
-	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len");
-	uint64_t rs = vt_kallsyms("__start_rodata");
-	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	uint64_t vbuf = vt_testobj("vbuf"), vlen = vt_testobj("vbuf_len"), rs, re;
 	struct kmem_ro_info in;
 	int fd = vt_open_dev();
 	char want[128];
 	FILE *f;
 
+	rodata(&rs, &re, NULL);
 	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
 	close(fd);
 	ck_assert(rs && re > rs && vlen >= 4096);
@@ -1062,14 +1071,14 @@ static void trace_tree(bool preload, struct tree_calls *c)
  */
 START_TEST(fork_reads_on)
 {
-	uint64_t rs = vt_kallsyms("__start_rodata");
-	uint64_t re = kallsyms_or("__end_rodata", rs + (1 << 20));
+	uint64_t rs, re;
 	struct tree_calls plain, pre;
 	struct kmem_ro_info in;
 	int fd = vt_open_dev();
 	char want[128];
 	FILE *f;
 
+	rodata(&rs, &re, NULL);
 	ck_assert_int_eq(vt_info(fd, &in, NULL, 0), 0);
 	close(fd);
 	/* rodata, through the direct map: stable bytes, the RAM mapping */

@@ -47,22 +47,70 @@ int vt_info(int fd, struct kmem_ro_info *info, struct kmem_ro_range *ram,
 	return vt_ioctl(fd, KMEM_RO_IOC_INFO, info);
 }
 
-uint64_t vt_kallsyms(const char *name)
+int vt_ksym_split(char *line, uint64_t *addr, char *type, char **name, char **mod)
+{
+	uint64_t a = 0;
+	char *p, *e;
+
+	for (p = line;; p++) {
+		char c = *p;
+
+		if (c >= '0' && c <= '9')
+			a = a << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			a = a << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	if (p == line || p[0] != ' ' || !p[1] || p[2] != ' ')
+		return 0;
+	*type = p[1];
+	p += 3;
+	e = p + strcspn(p, " \t\n");
+	if (e == p)
+		return 0;
+	*mod = NULL;
+	if (e[0] == '\t' && e[1] == '[') {
+		*mod = e + 2;
+		(*mod)[strcspn(*mod, "]\n")] = '\0';
+	}
+	*e = '\0';
+	*addr = a;
+	*name = p;
+	return 1;
+}
+
+void vt_kallsyms_many(const char *const *names, uint64_t *addrs, int n)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], sym[256], type;
-	uint64_t addr, found = 0;
+	char line[512], type, *sym, *mod, *found = calloc(n + 1, 1);
+	uint64_t addr;
+	int left = n;
 
 	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			found = addr;
-			break;
-		}
+	ck_assert_ptr_nonnull(found);
+	for (int i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (left && fgets(line, sizeof(line), f)) {
+		if (!vt_ksym_split(line, &addr, &type, &sym, &mod))
+			continue;
+		for (int i = 0; i < n; i++)
+			if (!found[i] && !strcmp(sym, names[i])) {	/* the first line of it */
+				found[i] = 1;
+				addrs[i] = addr;
+				left--;
+			}
 	}
 	fclose(f);
-	return found;
+	free(found);
+}
+
+uint64_t vt_kallsyms(const char *name)
+{
+	uint64_t addr;
+
+	vt_kallsyms_many(&name, &addr, 1);
+	return addr;
 }
 
 int vt_iomem_ram(struct kmem_ro_range *out, int cap)
@@ -546,13 +594,13 @@ void vt_probe_spec(struct kmem_ro_probe_spec *s, const char *name, uint64_t addr
 unsigned int vt_text_probe_specs(struct kmem_ro_probe_spec *s, unsigned int max)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
-	unsigned long long addr;
+	char line[512], *name, *mod, type;
+	uint64_t addr;
 	unsigned int n = 0;
 
 	ck_assert_ptr_nonnull(f);
 	while (n < max && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strchr(line, '[') &&
+		if (vt_ksym_split(line, &addr, &type, &name, &mod) && !mod &&
 		    (type == 't' || type == 'T') && strlen(name) < KMEM_RO_PROBE_NAME_LEN)
 			vt_probe_spec(&s[n++], name, addr, 0, 0);
 	fclose(f);
