@@ -580,6 +580,13 @@ START_TEST(call_memory_rules)
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
 	ck_assert_int_eq(iov[-1].result, 0x7777);	/* copied in first: nothing read */
 	ck_assert_int_eq(a[0], 0);
+	/* one segment, which has a path of its own, running into that page */
+	rv.iov_addr = (uintptr_t)(two + PAGE - sizeof(*iov) / 2);
+	rv.iov_count = 1;
+	rv.done = 77;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
+	ck_assert_uint_eq(rv.done, 77);
+	ck_assert_int_eq(a[0], 0);
 
 	/* a read-only segment array: read, then the result cannot be written */
 	ro_iov = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -592,6 +599,13 @@ START_TEST(call_memory_rules)
 	rv.iov_count = 2;
 	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
 	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+	/* the same with one segment */
+	memset(a, 0, sizeof(a));
+	rv.iov_count = 1;
+	rv.done = 77;
+	ck_assert_int_eq(vt_ioctl(fd, KMEM_RO_IOC_READV, &rv), -EFAULT);
+	ck_assert_int_eq(memcmp(a, kc, sizeof(a)), 0);
+	ck_assert_uint_eq(rv.done, 77);
 
 	/* a read-only argument: every segment read, results written, no done */
 	ro_rv = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
