@@ -27,9 +27,9 @@
 
 #define HOT		"__x64_sys_getppid"
 #define HOT_GLOB	"__x64_sys_getppi?"
-/* kmem_ro's own: every ioctl copies its argument in with it */
-#define SELF_FN		"kmem_ro_arg_in"
-#define SELF_GLOB	"kmem_ro_arg_i?"
+/* kmem_ro's own: every ioctl enters the driver through it */
+#define SELF_FN		"kmem_ro_ioctl"
+#define SELF_GLOB	"kmem_ro_ioct?"
 #define REPORT		"/tmp/pf_report.json"
 
 static char self[256];

@@ -34,33 +34,39 @@
  */
 #define ROUNDS 1000
 
-static const char *const funcs[] = {
-	"kmem_ro_copy_in", "kmem_ro_arg_in", "kmem_ro_readv_ioctl", "kmem_ro_readv_flush",
-	"kmem_ro_reader_begin", "kmem_ro_reader_end", "kmem_ro_read_object",
+/*
+ * kprobes at offsets 1..max-1 of each function, the driver refusing what
+ * is no instruction or lies past the function: all of the ioctl (about
+ * 2.5 KiB on 7.3), which holds the one-segment call's two user-access
+ * windows and its inline reader; the start of the general path, and the
+ * group's window (kmem_ro_readv_flush(), about 400 bytes on 6.12).
+ */
+static const struct {
+	const char *name;
+	unsigned int max;
+} funcs[] = {
+	{ "kmem_ro_readv_ioctl", 3072 }, { "kmem_ro_readv_many", 512 },
+	{ "kmem_ro_readv_flush", 512 }, { "kmem_ro_arg_in_sized", 256 },
+	{ "kmem_ro_reader_begin", 64 }, { "kmem_ro_reader_end", 64 },
 };
 
-/*
- * kprobes at offsets 1..511 of each function (the group's window,
- * kmem_ro_readv_flush(), is about 400 bytes on 6.12); the driver refuses
- * what is no instruction or lies past the function.
- */
-#define MAX_OFFSET 512
+#define MAX_OFFSET 3072
 static unsigned int arm(int fd)
 {
 	static struct kmem_ro_probe_spec specs[MAX_OFFSET];
 	unsigned int n, ok = 0;
 
 	for (unsigned int i = 0; i < sizeof(funcs) / sizeof(*funcs); i++) {
-		uint64_t addr = vt_kallsyms(funcs[i]);
+		uint64_t addr = vt_kallsyms(funcs[i].name);
 		struct kmem_ro_probe_add a = { .size = sizeof(a), .specs_addr = (uintptr_t)specs };
 
 		if (!addr)
 			continue;
 		n = 0;
-		for (unsigned int off = 1; off < MAX_OFFSET; off++) {
+		for (unsigned int off = 1; off < funcs[i].max; off++) {
 			specs[n] = (struct kmem_ro_probe_spec){ .addr = addr, .offset = off,
 								 .flags = KMEM_RO_PROBE_ENABLED };
-			snprintf(specs[n].name, sizeof(specs[n].name), "%s", funcs[i]);
+			snprintf(specs[n].name, sizeof(specs[n].name), "%s", funcs[i].name);
 			n++;
 		}
 		a.count = n;

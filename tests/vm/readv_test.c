@@ -723,10 +723,11 @@ END_TEST
 
 /*
  * The argument and a few segments come in as word loads, from 6.12 with
- * the address masked instead of checked (kmem_ro_copy_in(), uarg.c):
- * the last bytes of user memory are read, a struct that runs past them
- * faults in the guard page above, and a kernel address faults too, even
- * with the top page of user memory mapped (a masked address points there).
+ * the address masked instead of checked (kmem_ro_readv_in(),
+ * kmem_ro_copy_in()): the last bytes of user memory are read, a struct
+ * that runs past them faults in the guard page above, and a kernel
+ * address faults too, even with the top page of user memory mapped (a
+ * masked address points there).
  */
 static void top_of_user_memory_calls(int fd, const struct kmem_ro_info *info, const char *kc)
 {
