@@ -206,17 +206,17 @@ int kmem_ro_arg_out(void __user *uarg, const void *karg, size_t ksize,
 		    u64 usize);
 
 /*
- * The arguments of a READV of one segment are most of its cost beside the
- * read (a monitor reading a field at a time makes one per field): where
- * the kernel masks user addresses (6.12 and later) they come in as word
- * loads in one masked window each, inline, as the kernel's own
- * copy_from_user() masks there: no get_user() of the size first, no rep
- * movs start-up, no hardened-usercopy lookup, no lfence, no call.  6.1
- * has no masking: there they stay get_user() and copy_from_user().  A
- * user_access_begin() window would pay the lfence 6.1's copy_from_user()
- * pays (lib/usercopy.c) and save the rest, but a driver that opened such
- * windows on 6.1 hung once in the fuzzer, unexplained
- * (docs/benchmarks.md): this one does not.
+ * An ioctl's argument, and READV's few segments, are most of a small
+ * call's cost beside the read: where the kernel masks user addresses
+ * (6.12 and later) they come in as word loads in a masked window, inline,
+ * as the kernel's own copy_from_user() masks there: no get_user() of the
+ * size first, no rep movs start-up, no hardened-usercopy lookup, no
+ * lfence, no call (READV of one segment: both in one window,
+ * kmem_ro_readv_in()).  6.1 has no masking: there they stay get_user()
+ * and copy_from_user().  A user_access_begin() window would pay the
+ * lfence 6.1's copy_from_user() pays (lib/usercopy.c) and save the rest,
+ * but a driver that opened such windows for its loads on 6.1 hung once
+ * in the fuzzer, unexplained (docs/benchmarks.md): this one does not.
  */
 
 /*

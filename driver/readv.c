@@ -11,19 +11,18 @@
  * user-access window (one STAC/CLAC and speculation barrier for the
  * group, not two per segment).  A call that has a larger segment takes
  * the CPU's spare bounce page, as pread() does (read.c), and a call of a
- * few segments copies
- * them to the stack instead of a kmalloc()ed array: a call of a few small
- * segments allocates nothing.
+ * few segments copies them to the stack instead of a kmalloc()ed array:
+ * a call of a few small segments allocates nothing.
  *
  * The fixed cost of a call counts too: a monitor reading one field at a
  * time makes calls of one segment of 8 or 16 bytes.  Such a call copies
  * the argument and its segment in, and its data, result and @done out:
  * the fewest copies its ABI allows.  Where the kernel masks user
- * addresses (6.12 and later) the two copies in are word loads in one
- * masked window each (internal.h).  The segment is read inline, without the
- * group's bookkeeping, and everything goes out as stores in one window,
- * masked too: no lfence and no call in the read (kmem_ro_readv_one()).
- * Only @done goes back of the argument, as one store.
+ * addresses (6.12 and later) both copies in are word loads in one masked
+ * window (kmem_ro_readv_in()); the segment is read inline, without the
+ * group's bookkeeping, and everything goes out as stores in one more
+ * window (kmem_ro_readv_one()): no lfence, and no call for an aligned
+ * word.  Only @done goes back of the argument.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
