@@ -39,26 +39,27 @@ if [ -n "${VM_SUITES:-}" ]; then
 else
 	# Two things at once, as each keeps about one core busy: the host
 	# steps (single-threaded builds, sparse, lintian, apt) and the VM suite
-	# (a TCG guest is one host thread).  sparse runs beside the build of
-	# what the VM suite boots; the VM suite then starts, one guest fewer
-	# while the other host steps run (VM_BESIDE, vmtest/run.sh), which
-	# wait for that build (check-unit and check-harness build in the tree
-	# and $BUILD too).  Their output mixes on the terminal; the host steps'
-	# log, $BUILD/check-host.log, is appended to $log at the end.
+	# (a TCG guest is one host thread).  The modules are built with sparse
+	# (make test-modules, where it can run in the same build); beside that
+	# build run sparse's own pass for the kernels where it cannot (7.x),
+	# the modules of the kernels only built, never booted (sid), and
+	# check-deb, which builds from a copy of the tree.  The VM suite then
+	# starts, one guest fewer while the other host steps run (VM_BESIDE,
+	# vmtest/run.sh): they build in the tree and $BUILD too, so they wait
+	# for both.  Their output mixes on the terminal; the host steps' log,
+	# $BUILD/check-host.log, is appended to $log at the end.
 	hostlog=$BUILD/check-host.log
 	: > "$hostlog"
-	# The modules of the kernels only built, never booted (sid), go on
-	# sparse's side: the VM suite waits for the other build alone.
-	(log=$hostlog failed=0; step make -s sparse; step make -s build-only-modules
+	(log=$hostlog failed=0; step make -s sparse-apart; step make -s build-only-modules
+	 step make -s check-deb
 	 exit $failed) &
-	sparse=$!
+	beside=$!
 	step make -s test-modules vm-binaries vm-root BUILD_ONLY_KERNELS=
 	(
 		log=$hostlog failed=0
-		while kill -0 $sparse 2>/dev/null; do sleep 1; done
+		while kill -0 $beside 2>/dev/null; do sleep 1; done
 		step make -s check-unit
 		step make -s abi-check
-		step make -s check-deb
 		step make -s check-harness
 		exit $failed
 	) &
@@ -66,7 +67,7 @@ else
 	export VM_BESIDE=$host
 	step make -s vm-run
 	unset VM_BESIDE
-	wait $sparse || failed=1
+	wait $beside || failed=1
 	wait $host || failed=1
 	cat "$hostlog" >> "$log"
 fi

@@ -36,6 +36,8 @@
 # VM_QEMU_ARGS="..." adds QEMU options to every boot, e.g. "-gdb tcp::1234"
 # to look into a hung guest with gdb and the kernel's vmlinux (boot it with
 # nokaslr in the group's extra column).
+# VM_RETRY_BOOTS=N: a "+retry" group boots again while it fails, up to N
+# more times (3).
 # Logs: $BUILD/vm-logs/.
 set -uo pipefail
 
@@ -47,6 +49,7 @@ KERNELS=${KERNELS:-"6.1 6.12 7.3"}
 GROUPS_WANTED=${VM_GROUPS:-}
 GROUPS_FILE=${VM_GROUPS_FILE:-$top/tests/vm/groups}
 TIMEOUT=${VM_TIMEOUT:-900}
+RETRY_BOOTS=${VM_RETRY_BOOTS:-3}
 MEM=${VM_MEM:-1024}
 BAD='BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|general protection|Kernel panic'
 
@@ -312,7 +315,7 @@ run_one() {
 	shift 4
 	start=$(date +%s)
 	log=$logs/$kernel-$group.log
-	rm -f "$log"
+	rm -f "$log" "$log".[0-9]
 	total_pass=0 total_fail=0
 	rm -f "$log.trace"
 	# extra: comma-separated kernel command-line words and +OPTION=VALUE
@@ -352,18 +355,21 @@ run_one() {
 	boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 	rc=$?
 	# A group marked "+retry" in its accel column depends on where one
-	# boot's allocator puts pages (alias_test): one more boot if the
-	# first fails, and only the second is judged.
-	if [[ $accel == *+retry ]] && ! (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
-		say "$kernel/$group: first boot failed, booting again (+retry; its log: $log.1)"
-		mv "$log" "$log.1"
+	# boot's allocator puts pages (alias_test): up to RETRY_BOOTS more
+	# boots while it fails, and only the last is judged.
+	for ((try = 1; try <= RETRY_BOOTS; try++)); do
+		if [[ $accel != *+retry ]] || (judge "$kernel" "$group" "$log" "$@" >/dev/null); then
+			break
+		fi
+		say "$kernel/$group: boot $try failed, booting again (+retry; its log: $log.$try)"
+		mv "$log" "$log.$try"
 		boot "$kernel" "$accel" "${cmdline:--}" "$log" "$initrd" "$trace" "$vmem_size"
 		rc=$?
-	fi
+	done
 	rm -f "$initrd"
 	[ -n "${VM_SHOW:-}" ] && sed -n '/^@@RUN/,/^@@TEST/{/^@@/d;p}' "$log" | tr -d '\r'
 	[ $rc -eq 124 ] && say "$kernel/$group: timed out after ${TIMEOUT}s"
-	# The run's wall time, its initramfs and boots (+retry's two) included:
+	# The run's wall time, its initramfs and boots (+retry's too) included:
 	# in $logs/times with its start and end from the whole run's start and
 	# the time its initramfs took (times.sh).
 	secs=$(( $(date +%s) - start ))

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -345,7 +346,6 @@ START_TEST(drgn_same_bytes)
 	calls[1] = run_traced(&pre);
 	for (int i = 0; i < 2; i++) {
 		ck_assert_int_gt(base[i], 0);
-		ck_assert_int_ge(calls[i], base[i]);
 		per[i] = (double)(calls[i] - base[i]) / DRGN_READS;
 	}
 	printf("kcore_preload: drgn, %d reads: %ld syscalls plain, %ld with the preload;"
@@ -353,7 +353,11 @@ START_TEST(drgn_same_bytes)
 	assert_same_output();
 	/* drgn answers a few reads without a pread() of its own */
 	ck_assert_msg(per[0] >= 0.5, "drgn made %.3f syscalls per read: not kcore?", per[0]);
-	ck_assert_msg(per[1] * 100 <= per[0], "per read: %.3f with the preload", per[1]);
+	/*
+	 * Python's start-up varies by a few calls from run to run, so the
+	 * preload's difference may fall either side of zero: bound its size.
+	 */
+	ck_assert_msg(fabs(per[1]) * 100 <= per[0], "per read: %.3f with the preload", per[1]);
 }
 END_TEST
 

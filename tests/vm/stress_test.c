@@ -45,11 +45,11 @@
 /* The top of 4-level user space: inside TASK_SIZE_MAX with or without LA57. */
 #define USER_TOP	((1ULL << 47) - PAGE)
 #define READERS		8
-#define CHURN_CYCLES	20		/* testobj unload/load under the readers */
+#define CHURN_CYCLES	12		/* testobj unload/load under the readers */
 #define WARMUP_CYCLES	4		/* kmem_ro cycles before the slab baseline */
 #define INTERVALS	8		/* then slab counts every INTERVAL_CYCLES: */
 #define INTERVAL_CYCLES	12		/* 100 cycles in all */
-#define KILLS		16
+#define KILLS		12		/* three of each of the four kinds */
 #define TESTOBJ		"kmem_ro_testobj"
 #define SECTIONS	"/sys/module/" TESTOBJ "/sections/"
 #define FTRACE_LIST	"/sys/kernel/tracing/enabled_functions"
