@@ -352,7 +352,6 @@ static __always_inline int kmem_ro_readv_in(struct kmem_ro_readv *rv, struct kme
 		return 0;
 slow:
 		user_access_end();
-		*one = false;
 	} else if (!copy_from_user(rv, uarg, sizeof(*rv)) && rv->size == sizeof(*rv)) {
 		/*
 		 * 6.1: the struct in one copy, not its size first and then

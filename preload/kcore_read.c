@@ -109,35 +109,23 @@ HOT enum mapped mapped_read(const struct kfile *kf, const struct kseg *s,
 }
 
 /*
- * Segment bytes [off, off + n) into buf, as kcore reads them: from the
- * mapping into pages known writable, else from the device (a read that
- * comes back short, at a page the device refuses or for a signal, goes on
- * from there); a page the device will not read is zeros (kcore:
- * read_kcore_iter() zeroes what it cannot copy), taken from the memfd's
- * hole at the same offset so that an unwritable buffer fails with EFAULT
- * as kcore's copy does.  n, or -1 with errno (EFAULT: the whole read
- * fails, as kcore's).
+ * Segment bytes [off, off + n) at vaddr into buf from the device, once
+ * the mapping did not serve them (a read that comes back short, at a
+ * page the device refuses or for a signal, goes on from there); a page
+ * the device will not read is zeros (kcore: read_kcore_iter() zeroes what
+ * it cannot copy), taken from the memfd's hole at the same offset so that
+ * an unwritable buffer fails with EFAULT as kcore's copy does.  lo, hi and
+ * gen: what mapped_read() said the read teaches the writable cache.  n, or
+ * -1 with errno (EFAULT: the whole read fails, as kcore's).
  */
-static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
-			unsigned char *buf, size_t n, uint64_t off)
+static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
+			       unsigned char *buf, size_t n, uint64_t off,
+			       uintptr_t lo, uintptr_t hi, unsigned long gen)
 {
 	const struct kdev *d = kf->dev;
-	uint64_t vaddr = s->vaddr + (off - s->off);
-	unsigned long gen = 0;
-	uintptr_t lo, hi;
+	int dfd = atomic_load(&d->fd);
 	size_t done = 0;
-	int dfd;
 
-	switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
-	case MAPPED_COPIED:
-		return (ssize_t)n;
-	case MAPPED_FAULT:
-		errno = EFAULT;
-		return -1;
-	case MAPPED_NOT:
-		break;
-	}
-	dfd = atomic_load(&d->fd);
 	while (done < n) {
 		int64_t r = dfd < 0 ? -EBADF : device_read(d, dfd, vaddr + done, buf + done,
 							   n - done);
@@ -163,24 +151,39 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 }
 
 /*
- * The read most readers make: a few bytes of one segment that the mapping
- * holds, into a buffer known writable.  Copied, or false with nothing
- * done that counts and errno untouched.
+ * Segment bytes [off, off + n) into buf, as kcore reads them: from the
+ * mapping into pages known writable, else from the device.  n, or -1
+ * with errno.
  */
-HOT bool mapped_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
+static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
+			unsigned char *buf, size_t n, uint64_t off)
 {
-	const struct kshared *sh = kf->sh;
-	const struct kseg *s;
-	unsigned long gen;
+	uint64_t vaddr = s->vaddr + (off - s->off);
+	unsigned long gen = 0;
 	uintptr_t lo, hi;
+
+	switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
+	case MAPPED_COPIED:
+		return (ssize_t)n;
+	case MAPPED_FAULT:
+		errno = EFAULT;
+		return -1;
+	case MAPPED_NOT:
+		break;
+	}
+	return seg_read_device(fd, kf, vaddr, buf, n, off, lo, hi, gen);
+}
+
+/* The segment that holds all of [off, off + n), n > 0; else NULL. */
+HOT const struct kseg *one_segment(const struct kshared *sh, size_t n, uint64_t off)
+{
+	const struct kseg *s;
 	size_t len = n;
 
 	if (!n || off < sh->data_offset || off >= sh->size || n > sh->size - off)
-		return false;
+		return NULL;
 	s = piece(sh, off, &len);
-	return s && len == n &&
-	       mapped_read(kf, s, buf, n, s->vaddr + (off - s->off), &lo, &hi, &gen) ==
-	       MAPPED_COPIED;
+	return s && len == n ? s : NULL;
 }
 
 /* Any other read: synth_pread()'s contract, errno changed on failure. */
@@ -233,14 +236,36 @@ static __attribute__((noinline)) ssize_t pread_pieces(const struct kfile *kf, vo
  */
 ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 {
-	ssize_t ret;
+	const struct kseg *s = one_segment(kf->sh, n, off);
+	unsigned long gen = 0;
+	uint64_t vaddr = 0;
+	uintptr_t lo = 0, hi = 0;
+	ssize_t ret = -1;
 	int saved;
 
-	/* no call into libc (errno's address is one) on the common read */
-	if (mapped_pread(kf, buf, n, off))
-		return (ssize_t)n;
+	/*
+	 * The read most readers make, a few bytes of one segment: copied from
+	 * the mapping with no call into libc (errno's address is one), else
+	 * read from the device without looking the segment up again.
+	 */
+	if (s) {
+		vaddr = s->vaddr + (off - s->off);
+		switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
+		case MAPPED_COPIED:
+			return (ssize_t)n;
+		case MAPPED_FAULT:
+			errno = EFAULT;
+			return -1;
+		case MAPPED_NOT:
+			break;
+		}
+	}
 	saved = errno;
-	ret = pread_pieces(kf, buf, n, off);
+	if (s)
+		ret = seg_read_device(atomic_load(&kf->hdr_fd), kf, vaddr, buf, n, off,
+				      lo, hi, gen);
+	if (!s || (ret < 0 && errno == EINTR))
+		ret = pread_pieces(kf, buf, n, off);
 	if (ret >= 0)
 		errno = saved;
 	return ret;
