@@ -64,15 +64,16 @@
 struct mode {
 	bool preload;
 	struct kmem_ro_info *info;
-	bool ram_only;		/* the direct-map alias alone */
+	uint64_t ram_lo, ram_hi;	/* if set: reads of this RAM alone */
 };
 
 /*
- * A spec of n random reads, half in text, half in its direct-map alias;
- * or all in that alias (@ram_only).
+ * A spec of n random reads, half in text, half in its direct-map alias
+ * (text: mapped, no device call); or all in [ram_lo, ram_hi).
  */
-static const char *spec(const struct kmem_ro_info *in, long n, bool ram_only)
+static const char *spec(const struct mode *m, long n)
 {
+	const struct kmem_ro_info *in = m->info;
 	static char path[64];
 	uint64_t dm = in->page_offset + in->phys_base - in->kernel_map;
 	FILE *f;
@@ -81,11 +82,14 @@ static const char *spec(const struct kmem_ro_info *in, long n, bool ram_only)
 	f = fopen(path, "we");
 	if (!f)
 		exit(1);
-	if (!ram_only)
+	if (m->ram_hi) {
+		fprintf(f, "q %#jx %#jx %ld 64\n", (uintmax_t)m->ram_lo, (uintmax_t)m->ram_hi, n);
+	} else {
 		fprintf(f, "q %#jx %#jx %ld 64\n", (uintmax_t)in->text_start,
 			(uintmax_t)in->text_end, n / 2);
-	fprintf(f, "q %#jx %#jx %ld 64\n", (uintmax_t)(in->text_start + dm),
-		(uintmax_t)(in->text_end + dm), ram_only ? n : n - n / 2);
+		fprintf(f, "q %#jx %#jx %ld 64\n", (uintmax_t)(in->text_start + dm),
+			(uintmax_t)(in->text_end + dm), n - n / 2);
+	}
 	if (fclose(f))
 		exit(1);
 	return path;
@@ -95,7 +99,7 @@ static const char *spec(const struct kmem_ro_info *in, long n, bool ram_only)
 static void reader(void *arg, long n)
 {
 	struct mode *m = arg;
-	char *argv[] = { READER, (char *)spec(m->info, n, m->ram_only), OUT, NULL };
+	char *argv[] = { READER, (char *)spec(m, n), OUT, NULL };
 	char *plain[] = { "PATH=/bin", NULL };
 	char *pre[] = { "PATH=/bin", "LD_PRELOAD=" PRELOAD, NULL };
 
@@ -401,7 +405,8 @@ int main(void)
 {
 	const char *accel = getenv("VM_ACCEL") ? getenv("VM_ACCEL") : "unknown";
 	KMEMDEV_ARG(kmem_ro_info, info);
-	struct mode plain = { false, &info, false }, pre = { true, &info, false };
+	struct mode plain = { false, &info, 0, 0 }, pre = { true, &info, 0, 0 };
+	uint64_t dm;
 	double ns[2], start[2], calls[2];
 	struct kmemdev *h;
 	struct utsname u;
@@ -428,23 +433,30 @@ int main(void)
 	       start[0] / 1e6, start[1] / 1e6, calls[0], calls[1]);
 	fflush(stdout);
 	/*
-	 * The module's default (mmap_ram=0): each direct-map read is one
-	 * device pread() under the preload, one kcore pread() without; what
-	 * the preload adds around that pread() is the difference to
-	 * read_cost's dev_pread_direct_ns.
+	 * The module's default (mmap_ram=0): a read of RAM that is not text
+	 * (the image's .data, through the direct map) is one device pread()
+	 * under the preload, one kcore pread() without; what the preload adds
+	 * around that pread() is the difference to read_cost's
+	 * dev_pread_direct_ns.
 	 */
 	if (!module_reload(0)) {
 		fprintf(stderr, "kcore_preload_bench: reload (mmap_ram=0) failed\n");
 		return 1;
 	}
-	plain.ram_only = pre.ram_only = true;
+	dm = info.page_offset + info.phys_base - info.kernel_map;
+	plain.ram_lo = pre.ram_lo = kallsyms("_sdata") + dm;
+	plain.ram_hi = pre.ram_hi = kallsyms("_edata") + dm;
+	if (plain.ram_hi <= plain.ram_lo + 4096 || plain.ram_lo == dm) {
+		fprintf(stderr, "kcore_preload_bench: no _sdata/_edata in kallsyms\n");
+		return 1;
+	}
 	start[0] = run_ns(&plain, 0);
 	start[1] = run_ns(&pre, 0);
 	ns[0] = (run_ns(&plain, TIMED_READS) - start[0]) / TIMED_READS;
 	ns[1] = (run_ns(&pre, TIMED_READS) - start[1]) / TIMED_READS;
 	calls[0] = bench_syscalls_per_op(reader, &plain, COUNTED_READS);
 	calls[1] = bench_syscalls_per_op(reader, &pre, COUNTED_READS);
-	printf("bench kcore_preload_device kernel=%s accel=%s reads=%d addresses=random-direct-map"
+	printf("bench kcore_preload_device kernel=%s accel=%s reads=%d addresses=random-data-direct-map"
 	       " sizes=1-64 mmap_ram=0 kcore_ns=%.1f preload_ns=%.1f ratio=%.2f"
 	       " syscalls_per_read_kcore=%.3f syscalls_per_read_preload=%.3f\n",
 	       u.release, accel, TIMED_READS, ns[0], ns[1], ns[0] / ns[1], calls[0], calls[1]);
