@@ -98,10 +98,14 @@ PYTHON ?= /usr/bin/python3
 python: lib
 	cd python && $(PYTHON) setup.py -q build_ext --inplace
 
-# Does kernel $$k's sparse pass run in the root its modules are built in?
-# Not 7.x's: sid's sparse, trixie's compiler (vmtest/fetch-kernels.sh).
-sparse_in_build = [ "$$(cat $(KMEM_RO_CACHE)/kernels/$$k/check-root 2>/dev/null)" = \
-	"$$(cat $(KMEM_RO_CACHE)/kernels/$$k/kbuild-root 2>/dev/null)" ]
+# Where kernel $$k's sparse pass runs: "build", in its module build (the
+# same root); "apart", in a build of its own (7.x: sid's sparse, trixie's
+# compiler; vmtest/fetch-kernels.sh); "none" for a kernel built here
+# (vmtest/build-debug-kernel.sh: the released kernel's pass covers it).
+sparse_where = $$(c=$(KMEM_RO_CACHE)/kernels/$$k; \
+	if [ -s $$c/kdir ]; then echo none; \
+	elif [ "$$(cat $$c/check-root 2>/dev/null)" = "$$(cat $$c/kbuild-root 2>/dev/null)" ]; \
+	then echo build; else echo apart; fi)
 
 # kmem_ro.ko and the test-only kmem_ro_testobj.ko per test kernel,
 # warnings are errors, sparse's too where it can run in the same build (one
@@ -109,7 +113,7 @@ sparse_in_build = [ "$$(cat $(KMEM_RO_CACHE)/kernels/$$k/check-root 2>/dev/null)
 define build_modules
 	@set -e; for k in $(1); do \
 		echo "  MODULE  $$k"; \
-		if $(sparse_in_build); then \
+		if [ $(sparse_where) = build ]; then \
 			vmtest/sparse-module.sh $$k $(BUILD)/$$k $(KBUILD_FLAGS); \
 		else \
 			vmtest/build-module.sh $$k driver $(BUILD)/$$k $(KBUILD_FLAGS) modules; \
@@ -134,7 +138,8 @@ sparse: deps
 # make check: sparse on the kernels whose module build cannot run it.
 sparse-apart: deps
 	@set -e; for k in $(MODULE_KERNELS); do \
-		$(sparse_in_build) || vmtest/sparse-module.sh $$k $(BUILD)/sparse-$$k $(KBUILD_FLAGS); \
+		[ $(sparse_where) != apart ] || \
+			vmtest/sparse-module.sh $$k $(BUILD)/sparse-$$k $(KBUILD_FLAGS); \
 	done
 
 vm-binaries: lib preload python

@@ -132,6 +132,23 @@ static double run_ns(struct mode *m, long n)
 	return best;
 }
 
+/*
+ * Without the preload [0] and with it [1]: a run's start-up (ns), each
+ * read's time past it (ns) and system calls per read.
+ */
+static void time_reads(struct mode *plain, struct mode *pre, double start[2], double ns[2],
+		       double calls[2])
+{
+	struct mode *m[2] = { plain, pre };
+
+	for (int i = 0; i < 2; i++)
+		start[i] = run_ns(m[i], 0);
+	for (int i = 0; i < 2; i++)
+		ns[i] = (run_ns(m[i], TIMED_READS) - start[i]) / TIMED_READS;
+	for (int i = 0; i < 2; i++)
+		calls[i] = bench_syscalls_per_op(reader, m[i], COUNTED_READS);
+}
+
 /* ---- drgn's task walk ---- */
 
 /* How a walk's kcore reads are served. */
@@ -419,12 +436,7 @@ int main(void)
 	}
 	kmemdev_close(h);
 	uname(&u);
-	start[0] = run_ns(&plain, 0);
-	start[1] = run_ns(&pre, 0);
-	ns[0] = (run_ns(&plain, TIMED_READS) - start[0]) / TIMED_READS;
-	ns[1] = (run_ns(&pre, TIMED_READS) - start[1]) / TIMED_READS;
-	calls[0] = bench_syscalls_per_op(reader, &plain, COUNTED_READS);
-	calls[1] = bench_syscalls_per_op(reader, &pre, COUNTED_READS);
+	time_reads(&plain, &pre, start, ns, calls);
 	printf("bench kcore_preload kernel=%s accel=%s reads=%d addresses=random-text+direct-map"
 	       " sizes=1-64 kcore_ns=%.1f preload_ns=%.1f ratio=%.1f"
 	       " startup_ms_kcore=%.1f startup_ms_preload=%.1f"
@@ -450,12 +462,7 @@ int main(void)
 		fprintf(stderr, "kcore_preload_bench: no _sdata/_edata in kallsyms\n");
 		return 1;
 	}
-	start[0] = run_ns(&plain, 0);
-	start[1] = run_ns(&pre, 0);
-	ns[0] = (run_ns(&plain, TIMED_READS) - start[0]) / TIMED_READS;
-	ns[1] = (run_ns(&pre, TIMED_READS) - start[1]) / TIMED_READS;
-	calls[0] = bench_syscalls_per_op(reader, &plain, COUNTED_READS);
-	calls[1] = bench_syscalls_per_op(reader, &pre, COUNTED_READS);
+	time_reads(&plain, &pre, start, ns, calls);
 	printf("bench kcore_preload_device kernel=%s accel=%s reads=%d addresses=random-data-direct-map"
 	       " sizes=1-64 mmap_ram=0 kcore_ns=%.1f preload_ns=%.1f ratio=%.2f"
 	       " syscalls_per_read_kcore=%.3f syscalls_per_read_preload=%.3f\n",

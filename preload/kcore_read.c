@@ -74,38 +74,37 @@ HOT void copy_small(unsigned char *dst, const unsigned char *src, size_t n)
 	}
 }
 
-/* How mapped_read() went. */
-enum mapped { MAPPED_COPIED, MAPPED_NOT, MAPPED_FAULT };
-
 /*
- * Segment bytes [vaddr, vaddr + n) of s from the device's mapping into
- * buf, if the mapping holds them all, buf is known writable and no page
- * shows the refused page (MAPPED_COPIED); else nothing copied that
- * counts (MAPPED_NOT: the device reads it), or buf wraps (MAPPED_FAULT).
- * *lo, *hi and *gen: what a device read into buf teaches the writable
- * cache (*lo == *hi: nothing).
+ * Segment bytes [vaddr, vaddr + n) of s, n > 0, from the device's mapping
+ * into buf, if the mapping holds them all, buf is known writable and no
+ * page shows the refused page: n.  Else 0, nothing copied that counts
+ * (the device reads it), or -1 with errno EFAULT if buf wraps.  *lo, *hi
+ * and *gen: what a device read into buf teaches the writable cache
+ * (*lo == *hi: nothing).
  */
-HOT enum mapped mapped_read(const struct kfile *kf, const struct kseg *s,
-				   unsigned char *buf, size_t n, uint64_t vaddr,
-				   uintptr_t *lo, uintptr_t *hi, unsigned long *gen)
+HOT ssize_t mapped_read(const struct kfile *kf, const struct kseg *s,
+			unsigned char *buf, size_t n, uint64_t vaddr,
+			uintptr_t *lo, uintptr_t *hi, unsigned long *gen)
 {
 	const struct kwin *w = &kf->win[s - kf->sh->seg];
 	const unsigned char *src;
 
 	*lo = *hi = 0;
 	if (vaddr < w->lo || vaddr >= w->hi || n > w->hi - vaddr)
-		return MAPPED_NOT;
-	if (!span(buf, n, lo, hi))
-		return MAPPED_FAULT;
+		return 0;
+	if (!span(buf, n, lo, hi)) {
+		errno = EFAULT;
+		return -1;
+	}
 	*gen = atomic_load_explicit(&as_gen, memory_order_acquire);
 	if (!known_writable(*lo, *hi, *gen))
-		return MAPPED_NOT;
+		return 0;
 	*lo = *hi = 0;	/* known already */
 	src = w->base + (vaddr - w->lo);
 	if (kmemdev__refused(&kf->dev->info, src, n))
-		return MAPPED_NOT;
+		return 0;
 	copy_small(buf, src, n);
-	return kmemdev__refused(&kf->dev->info, src, n) ? MAPPED_NOT : MAPPED_COPIED;
+	return kmemdev__refused(&kf->dev->info, src, n) ? 0 : (ssize_t)n;
 }
 
 /*
@@ -161,17 +160,9 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 	uint64_t vaddr = s->vaddr + (off - s->off);
 	unsigned long gen = 0;
 	uintptr_t lo, hi;
+	ssize_t got = mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen);
 
-	switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
-	case MAPPED_COPIED:
-		return (ssize_t)n;
-	case MAPPED_FAULT:
-		errno = EFAULT;
-		return -1;
-	case MAPPED_NOT:
-		break;
-	}
-	return seg_read_device(fd, kf, vaddr, buf, n, off, lo, hi, gen);
+	return got ? got : seg_read_device(fd, kf, vaddr, buf, n, off, lo, hi, gen);
 }
 
 /* The segment that holds all of [off, off + n), n > 0; else NULL. */
@@ -240,7 +231,7 @@ ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 	unsigned long gen = 0;
 	uint64_t vaddr = 0;
 	uintptr_t lo = 0, hi = 0;
-	ssize_t ret = -1;
+	ssize_t ret = 0;
 	int saved;
 
 	/*
@@ -250,20 +241,13 @@ ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 	 */
 	if (s) {
 		vaddr = s->vaddr + (off - s->off);
-		switch (mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen)) {
-		case MAPPED_COPIED:
-			return (ssize_t)n;
-		case MAPPED_FAULT:
-			errno = EFAULT;
-			return -1;
-		case MAPPED_NOT:
-			break;
-		}
+		ret = mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen);
+		if (ret)
+			return ret;
 	}
 	saved = errno;
-	if (s)
-		ret = seg_read_device(atomic_load(&kf->hdr_fd), kf, vaddr, buf, n, off,
-				      lo, hi, gen);
+	ret = s ? seg_read_device(atomic_load(&kf->hdr_fd), kf, vaddr, buf, n, off, lo, hi, gen)
+		: -1;
 	if (!s || (ret < 0 && errno == EINTR))
 		ret = pread_pieces(kf, buf, n, off);
 	if (ret >= 0)
