@@ -5,6 +5,14 @@
  * may be mapped (all System RAM with mmap_ram=1 and a driver that maps
  * the refused page where it used to raise SIGBUS, else the kernel text).
  */
+#include <sys/syscall.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define ONE_THREAD()	__libc_single_threaded
+#else
+#define ONE_THREAD()	false
+#endif
+
 #include "preload.h"
 
 #define RAM_TRIES	8
@@ -16,6 +24,35 @@ _Atomic(struct kdev *) cur_dev;
 atomic_int dev_fd = -1;
 
 static void dev_unmap(struct kdev *d);
+
+/*
+ * pread64() of the device as a bare system call: bytes or -errno, errno
+ * untouched.  Not libc's pread(), which in a threaded program (drgn's
+ * OpenMP workers) turns asynchronous cancellation on and off around the
+ * call, two calls and, before glibc 2.41, two locked compare-exchanges
+ * per read; device_read() is a cancellation point on entry instead.
+ */
+static inline int64_t device_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+#if defined(__x86_64__)
+	register uint64_t r10 __asm__("r10") = off;
+	int64_t ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((int64_t)SYS_pread64), "D"((int64_t)fd), "S"(buf), "d"(n), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	int saved = errno;
+	int64_t ret = syscall(SYS_pread64, fd, buf, n, off);
+
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
+#endif
+}
 
 /* One READV segment straight into buf (a driver without pread()). */
 static int64_t readv_one(int fd, uint64_t vaddr, void *buf, size_t n)
@@ -33,11 +70,13 @@ static int64_t readv_one(int fd, uint64_t vaddr, void *buf, size_t n)
 			.iov_count = 1,
 		};
 
-		if (ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
+		int saved = errno, err = ioctl(fd, KMEM_RO_IOC_READV, &arg) < 0 ? errno : 0;
+
+		errno = saved;
+		if (err == EINTR)
+			continue;
+		if (err)
+			return -err;
 		if (arg.done == 1)	/* else a signal came first: again */
 			return iov.result;
 	}
@@ -48,16 +87,19 @@ int64_t device_read(const struct kdev *d, int fd, uint64_t vaddr, void *buf, siz
 {
 	if (!(d->info.features & KMEM_RO_FEAT_PREAD))
 		return readv_one(fd, vaddr, buf, n);
-	/* resolved before the device was opened: no pthread_once() per read */
-	if (!real.pread64)
-		return -ENOSYS;
+	/*
+	 * A kcore pread() is a cancellation point.  The device's never waits
+	 * but for the buffer's own page faults, so a request is acted on
+	 * here, as libc's pread() acts on one pending when it is called; the
+	 * cleanup enter() pushed leaves the shim.
+	 */
+	if (!ONE_THREAD())
+		pthread_testcancel();
 	for (int tries = 0; tries < READ_TRIES; tries++) {
-		ssize_t r = real.pread64(fd, buf, n, KMEM_RO_READ_OFFSET(vaddr));
+		int64_t r = device_pread(fd, buf, n, KMEM_RO_READ_OFFSET(vaddr));
 
-		if (r >= 0)
+		if (r != -EINTR)
 			return r;
-		if (errno != EINTR)
-			return -errno;
 	}
 	return -EINTR;
 }

@@ -115,7 +115,7 @@ HOT ssize_t mapped_read(const struct kfile *kf, const struct kseg *s,
  * it cannot copy), taken from the memfd's hole at the same offset so that
  * an unwritable buffer fails with EFAULT as kcore's copy does.  lo, hi and
  * gen: what mapped_read() said the read teaches the writable cache.  n, or
- * -1 with errno (EFAULT: the whole read fails, as kcore's).
+ * -errno (EFAULT: the whole read fails, as kcore's); errno untouched.
  */
 static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
 			       unsigned char *buf, size_t n, uint64_t off,
@@ -128,6 +128,7 @@ static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
 	while (done < n) {
 		int64_t r = dfd < 0 ? -EBADF : device_read(d, dfd, vaddr + done, buf + done,
 							   n - done);
+		int saved, err;
 		size_t z;
 		ssize_t got;
 
@@ -139,9 +140,12 @@ static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
 		z = d->info.page_size - ((vaddr + done) & (d->info.page_size - 1));
 		if (z > n - done)
 			z = n - done;
+		saved = errno;
 		got = CALL_REAL(pread64, -1, fd, buf + done, z, (off_t)(off + done));
+		err = got < 0 ? errno : EFAULT;
+		errno = saved;
 		if (got <= 0)	/* the buffer faulted: all of it, as kcore */
-			return -1;
+			return -err;
 		done += (size_t)got;
 	}
 	if (lo != hi && done == n)
@@ -162,7 +166,13 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 	uintptr_t lo, hi;
 	ssize_t got = mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen);
 
-	return got ? got : seg_read_device(fd, kf, vaddr, buf, n, off, lo, hi, gen);
+	if (got)
+		return got;
+	got = seg_read_device(fd, kf, vaddr, buf, n, off, lo, hi, gen);
+	if (got >= 0)
+		return got;
+	errno = (int)-got;
+	return -1;
 }
 
 /* The segment that holds all of [off, off + n), n > 0; else NULL. */
@@ -236,20 +246,25 @@ ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 
 	/*
 	 * The read most readers make, a few bytes of one segment: copied from
-	 * the mapping with no call into libc (errno's address is one), else
-	 * read from the device without looking the segment up again.
+	 * the mapping, else read from the device without looking the segment
+	 * up again; neither calls into libc (errno's address is a call).
 	 */
 	if (s) {
 		vaddr = s->vaddr + (off - s->off);
 		ret = mapped_read(kf, s, buf, n, vaddr, &lo, &hi, &gen);
 		if (ret)
 			return ret;
+		ret = seg_read_device(atomic_load(&kf->hdr_fd), kf, vaddr, buf, n, off,
+				      lo, hi, gen);
+		if (ret >= 0)
+			return ret;
+		if (ret != -EINTR) {
+			errno = (int)-ret;
+			return -1;
+		}
 	}
 	saved = errno;
-	ret = s ? seg_read_device(atomic_load(&kf->hdr_fd), kf, vaddr, buf, n, off, lo, hi, gen)
-		: -1;
-	if (!s || (ret < 0 && errno == EINTR))
-		ret = pread_pieces(kf, buf, n, off);
+	ret = pread_pieces(kf, buf, n, off);
 	if (ret >= 0)
 		errno = saved;
 	return ret;

@@ -369,7 +369,8 @@ extern atomic_int dev_fd;
  * device fd by address (KMEM_RO_FEAT_PREAD), else one READV segment (at
  * most KMEM_RO_READV_MAX_BYTES of it); made again after a signal that
  * came before any byte.  Bytes read (short at the first page that fails,
- * or for a signal), or the negative errno of the first page.
+ * or for a signal), or the negative errno of the first page; errno is
+ * left as it was.
  */
 int64_t device_read(const struct kdev *d, int fd, uint64_t vaddr, void *buf, size_t n);
 /* The device for one more file (a reference); inside the shim. */

@@ -13,6 +13,10 @@
  * off, each kcore pread() the mapping does not serve is exactly one
  * device pread() and no other system call.
  *
+ * A read the device serves is a cancellation point, as kcore's pread():
+ * a thread with a cancellation pending is cancelled in it, and the shim
+ * lets go of the device after.
+ *
  * Under signals and fork (issue #16): a thousand reads cut short by a
  * signal whose handler reads kcore itself and siglongjmps out; a reader
  * that forks and reads on in both processes, on one shared file position,
@@ -155,6 +159,17 @@ static void assert_same_output(void)
 		      (int)strcspn(b + start, "\n"), b + start);
 	free(a);
 	free(b);
+}
+
+/* The output holds this text (a line, or lines, with their newlines). */
+static bool output_has(const char *path, const char *line)
+{
+	size_t n;
+	char *text = vt_slurp(path, &n);
+	bool found = strstr(text, line) != NULL;
+
+	free(text);
+	return found;
 }
 
 /* Physical address of an image address, seen through the direct map. */
@@ -308,18 +323,27 @@ END_TEST
 
 /*
  * The module's default (mmap_ram=0): text still mapped, RAM read by the
- * device; same bytes, and the text reads cost no syscall.
+ * device; same bytes, and the text reads cost no syscall.  A device read
+ * is a cancellation point as kcore's pread() is (the shim's own system
+ * call, not libc's pread()): the thread is cancelled in it, and the shim
+ * still lets go of the device with the last fd.
  */
 START_TEST(default_ram_through_device)
 {
 	long plain, pre;
+	FILE *f;
 
 	ck_assert_int_eq(vt_file_has(MMAP_RAM, "N"), 1);
 	write_spec(200, 100);
+	f = fopen(SPEC, "ae");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "K %#jx 64\nC\n", (uintmax_t)vt_testobj("vbuf"));
+	ck_assert_int_eq(fclose(f), 0);
 	plain = run_reader(OUT_PLAIN, false, NULL);
 	pre = run_reader(OUT_PRELOAD, true, NULL);
 	ck_assert_int_gt(plain, 0);
 	ck_assert_int_gt(pre, 0);
+	ck_assert(output_has(OUT_PLAIN, " 64 cancelled\nC devfds 0 maps 0\n"));
 	assert_same_output();
 	ck_assert_msg(pre < plain, "%ld syscalls with the preload, %ld without", pre, plain);
 }
@@ -762,16 +786,6 @@ static void assert_exited(const char *what, int status)
 		      "%s: reader %s %d", what,
 		      WIFSIGNALED(status) ? "killed by signal" : "exited with",
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-}
-
-static bool output_has(const char *path, const char *line)
-{
-	size_t n;
-	char *text = vt_slurp(path, &n);
-	bool found = strstr(text, line) != NULL;
-
-	free(text);
-	return found;
 }
 
 /* No line of the output says WRONG; else the first that does. */

@@ -57,6 +57,9 @@
  *	X ADDR LEN		fork and exec this reader (--inherited) on the fd,
  *				which is not close-on-exec: what a pread there
  *				gives, against this process's own pread
+ *	K ADDR LEN		pread in a thread that has a cancellation
+ *				request pending (deferred): whether the read
+ *				acted on it, as a cancellation point does
  * OUT gets one line per read: operation, where, length, result, FNV-1a
  * hash of the bytes.  Random addresses come from a fixed seed: two runs
  * read exactly the same.
@@ -94,6 +97,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1085,6 +1089,35 @@ static int cat(const char *how, const char *path, const char *to)
 	return fclose(o) ? 1 : 0;
 }
 
+/* ---- K: a pread() that must act on a pending cancellation ---- */
+
+struct cancel_read {
+	off_t off;
+	size_t len;
+};
+
+static void *cancel_reader(void *arg)
+{
+	const struct cancel_read *c = arg;
+
+	/* deferred: pending until the next cancellation point, the pread */
+	pthread_cancel(pthread_self());
+	pread(kfd, need(c->len), c->len, c->off);
+	return NULL;
+}
+
+static void do_cancel_read(uint64_t where, off_t off, size_t len)
+{
+	struct cancel_read c = { off, len };
+	pthread_t t;
+	void *ret;
+
+	if (pthread_create(&t, NULL, cancel_reader, &c) || pthread_join(t, &ret))
+		die("pthread");
+	fprintf(out, "K %#jx %zu %s\n", (uintmax_t)where, len,
+		ret == PTHREAD_CANCELED ? "cancelled" : "not-cancelled");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long v[8], a, b;
@@ -1246,6 +1279,7 @@ int main(int argc, char **argv)
 		case 'Z':
 		case 'G':
 		case 'X':
+		case 'K':
 			if (n != 2)
 				goto bad;
 			off = offset_of(a, b);
@@ -1257,6 +1291,8 @@ int main(int argc, char **argv)
 				do_high_dups(a, off, b);
 			else if (line[0] == 'X')
 				do_exec_read(a, off, b);
+			else if (line[0] == 'K')
+				do_cancel_read(a, off, b);
 			else
 				do_copy(line[0], a, off, b);
 			break;
