@@ -23,9 +23,15 @@
  * read a compare and a copy, no system call), timed in turn with the
  * others.  kcore walk / memory walk is the most any transport could give
  * drgn; each preload walk's gain is also given as its share of that.
- * One small read's cost by each path is read_cost_bench's.
+ * One small read's cost by each path is read_cost_bench's.  The same
+ * line has the most the device's pread() can give the walk with the
+ * module's defaults: the walk's recorded reads replayed in C, once as
+ * kcore pread()s and once as device pread()s of the same addresses (in
+ * turn, the fastest of REPLAY_ROUNDS each); kcore walk / (kcore walk -
+ * their difference) is the walk's ratio if the preload cost nothing.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -40,6 +46,7 @@
 #include "bench.h"
 #include "kcore_memory.h"
 #include "kmemdev.h"
+#include "read_paths.h"
 
 #define READER		"/tests/kcore_reader"
 #define PRELOAD		"/tests/libkmemdev-kcore.so"
@@ -60,6 +67,7 @@
 /* The ceiling: drgn's kcore reads served from memory (kcore_memory.c). */
 #define MEMORY_SO	"/tests/libkcore-memory.so"
 #define MEMORY_FILE	"/tmp/kcore_bench.memory"
+#define REPLAY_ROUNDS	50
 
 struct mode {
 	bool preload;
@@ -308,11 +316,109 @@ static double min_pos(double a, double b)
 	return !a ? b : !b ? a : a < b ? a : b;
 }
 
+/* One walk's kcore reads, as recorded: file offset, kernel address, length. */
+struct replay_read {
+	uint64_t off, addr, len;
+};
+
+struct replay {
+	struct replay_read *read;
+	size_t n, most;
+};
+
+/* The reads of the recorded walk (by time), all of a segment; false if none or not. */
+static bool replay_load(const struct walk *w, const struct kcore_file *k, struct replay *p)
+{
+	struct kcore_memory_read r;
+	size_t cap = 0;
+	bool ok = true;
+	FILE *f = fopen(MEMORY_FILE, "re");
+
+	while (ok && f && fread(&r, sizeof(r), 1, f) == 1) {
+		if (r.t >= w->first[0] && r.t <= w->first[1] && r.ret > 0) {
+			struct replay_read *more = p->read;
+
+			if (p->n == cap) {
+				cap = cap ? 2 * cap : 4096;
+				more = realloc(p->read, cap * sizeof(*more));
+			}
+			ok = more && kcore_file_vaddr(k, (uint64_t)r.off, &more[p->n].addr);
+			if (more)
+				p->read = more;
+			if (ok) {
+				more[p->n].off = (uint64_t)r.off;
+				more[p->n].len = (uint64_t)r.ret;
+				if (more[p->n].len > p->most)
+					p->most = more[p->n].len;
+				p->n++;
+			}
+		}
+		if (fseek(f, (long)(kcore_memory_size(&r) - sizeof(r)), SEEK_CUR))
+			ok = false;
+	}
+	if (f)
+		fclose(f);
+	return ok && f && p->n;
+}
+
+/* ns to make the replay's reads, from kcore or from the device; 0 if one failed. */
+static double replay_ns(const struct replay *p, int fd, bool device, void *buf)
+{
+	uint64_t t = bench_ns();
+
+	for (const struct replay_read *r = p->read; r < p->read + p->n; r++) {
+		ssize_t got = device ? dev_pread(fd, r->addr, buf, r->len) :
+				       pread(fd, buf, r->len, (off_t)r->off);
+
+		if (got != (ssize_t)r->len) {
+			fprintf(stderr, "kcore_preload_bench: %s read at %#jx (%ju bytes): %zd, %s\n",
+				device ? "device" : "kcore", (uintmax_t)r->addr, (uintmax_t)r->len,
+				got, strerror(errno));
+			return 0;
+		}
+	}
+	return (double)(bench_ns() - t);
+}
+
+/*
+ * The walk's reads from kcore [0] and from the device [1], ns, each the
+ * fastest of REPLAY_ROUNDS taken in turn; false if a read failed.
+ */
+static bool replay_walk(const struct walk *w, double ns[2])
+{
+	static struct kcore_file k;
+	struct replay p = { 0 };
+	void *buf = NULL;
+	int dev = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	k.fd = -1;
+	ok = dev >= 0 && !kcore_file_open(&k) && replay_load(w, &k, &p) &&
+	     (buf = malloc(p.most));
+	if (!ok)
+		fprintf(stderr, "kcore_preload_bench: the walk's %zu reads not loaded\n", p.n);
+
+	ns[0] = ns[1] = 0;
+	for (int r = 0; ok && r < REPLAY_ROUNDS; r++)
+		for (int via = 0; ok && via < 2; via++) {
+			double t = replay_ns(&p, via ? dev : k.fd, via, buf);
+
+			ok = t > 0;
+			ns[via] = min_pos(ns[via], t);
+		}
+	free(buf);
+	free(p.read);
+	kcore_file_close(&k);
+	if (dev >= 0)
+		close(dev);
+	return ok;
+}
+
 static int drgn_walk_bench(const char *release, const char *accel)
 {
 	static const char *const member[] = { "tasks", "pid", "comm" };
 	static pid_t sleepers[SLEEPERS];
-	double kcore_walk = 0, memory_walk = 0, preload_walk[2] = { 0, 0 };
+	double kcore_walk = 0, memory_walk = 0, preload_walk[2] = { 0, 0 }, replay[2];
 	unsigned long long per_walk = 0, served = 0, missed = 0;
 	int err = 0, ntasks = 0;
 	struct walk w = { 0 };
@@ -342,6 +448,9 @@ static int drgn_walk_bench(const char *release, const char *accel)
 	/* the walk's reads and their bytes, taken once the task list is settled */
 	if (!record_memory(&w, &per_walk)) {
 		fprintf(stderr, "kcore_preload_bench: recording drgn's reads failed\n");
+		err = 1;
+	} else if (!replay_walk(&w, replay)) {	/* before a walk moves w.first */
+		fprintf(stderr, "kcore_preload_bench: replaying the walk's reads failed\n");
 		err = 1;
 	}
 	for (int on = 0; on <= 1 && !err; on++) {
@@ -394,19 +503,22 @@ static int drgn_walk_bench(const char *release, const char *accel)
 	}
 	if (!err) {
 		/* what a path saves, as a share of all a transport could save */
-		double room = kcore_walk - memory_walk;
+		double room = kcore_walk - memory_walk, saved = replay[0] - replay[1];
 
 		printf("bench kcore_preload_ceiling kernel=%s accel=%s tasks=%d walks=%s rounds=%d"
 		       " preads_per_walk=%llu served=%llu missed=%llu kcore_walk_ms=%.2f"
 		       " memory_walk_ms=%.2f preload_defaults_walk_ms=%.2f"
 		       " preload_mmap_walk_ms=%.2f ceiling=%.2f ratio_defaults=%.2f ratio_mmap=%.2f"
-		       " share_defaults=%.2f share_mmap=%.2f\n",
+		       " share_defaults=%.2f share_mmap=%.2f replay_kcore_ms=%.3f"
+		       " replay_device_ms=%.3f bound_defaults=%.3f\n",
 		       release, accel, ntasks, WALKS, ROUNDS, per_walk, served, missed,
 		       kcore_walk / 1e6, memory_walk / 1e6, preload_walk[0] / 1e6,
 		       preload_walk[1] / 1e6, kcore_walk / memory_walk,
 		       kcore_walk / preload_walk[0], kcore_walk / preload_walk[1],
 		       room > 0 ? (kcore_walk - preload_walk[0]) / room : 0.0,
-		       room > 0 ? (kcore_walk - preload_walk[1]) / room : 0.0);
+		       room > 0 ? (kcore_walk - preload_walk[1]) / room : 0.0,
+		       replay[0] / 1e6, replay[1] / 1e6,
+		       saved < kcore_walk ? kcore_walk / (kcore_walk - saved) : 0.0);
 		fflush(stdout);
 	}
 	for (int i = 0; i < SLEEPERS; i++)

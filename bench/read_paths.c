@@ -53,6 +53,19 @@ bool kcore_file_offset(const struct kcore_file *k, uint64_t vaddr, uint64_t *off
 	return false;
 }
 
+bool kcore_file_vaddr(const struct kcore_file *k, uint64_t off, uint64_t *vaddr)
+{
+	for (unsigned int i = 0; i < k->nphdr; i++) {
+		const Elf64_Phdr *p = &k->phdr[i];
+
+		if (p->p_type == PT_LOAD && off >= p->p_offset && off - p->p_offset < p->p_filesz) {
+			*vaddr = p->p_vaddr + (off - p->p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
 unsigned int kcore_file_ram(const struct kcore_file *k, uint64_t page_offset,
 			    void (*fn)(void *arg, uint64_t start, uint64_t end), void *arg)
 {

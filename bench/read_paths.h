@@ -32,6 +32,9 @@ void kcore_file_close(struct kcore_file *k);
 /* The file offset of kernel address @vaddr (in a PT_LOAD segment); false if none. */
 bool kcore_file_offset(const struct kcore_file *k, uint64_t vaddr, uint64_t *off);
 
+/* The kernel address at file offset @off (in a PT_LOAD segment); false if none. */
+bool kcore_file_vaddr(const struct kcore_file *k, uint64_t off, uint64_t *vaddr);
+
 /*
  * Call @fn(@arg, start, end) for each PT_LOAD segment of the direct map
  * (p_vaddr - p_paddr == @page_offset: kcore's KCORE_RAM entries, System
