@@ -40,30 +40,35 @@ void kcore_file_close(struct kcore_file *k)
 	k->fd = -1;
 }
 
-bool kcore_file_offset(const struct kcore_file *k, uint64_t vaddr, uint64_t *off)
+/* The PT_LOAD header holding @at: a kernel address, or a file offset if @by_offset. */
+static const Elf64_Phdr *kcore_file_load(const struct kcore_file *k, uint64_t at, bool by_offset)
 {
 	for (unsigned int i = 0; i < k->nphdr; i++) {
 		const Elf64_Phdr *p = &k->phdr[i];
+		uint64_t start = by_offset ? p->p_offset : p->p_vaddr;
 
-		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
-			*off = p->p_offset + (vaddr - p->p_vaddr);
-			return true;
-		}
+		if (p->p_type == PT_LOAD && at >= start && at - start < p->p_filesz)
+			return p;
 	}
-	return false;
+	return NULL;
+}
+
+bool kcore_file_offset(const struct kcore_file *k, uint64_t vaddr, uint64_t *off)
+{
+	const Elf64_Phdr *p = kcore_file_load(k, vaddr, false);
+
+	if (p)
+		*off = p->p_offset + (vaddr - p->p_vaddr);
+	return p;
 }
 
 bool kcore_file_vaddr(const struct kcore_file *k, uint64_t off, uint64_t *vaddr)
 {
-	for (unsigned int i = 0; i < k->nphdr; i++) {
-		const Elf64_Phdr *p = &k->phdr[i];
+	const Elf64_Phdr *p = kcore_file_load(k, off, true);
 
-		if (p->p_type == PT_LOAD && off >= p->p_offset && off - p->p_offset < p->p_filesz) {
-			*vaddr = p->p_vaddr + (off - p->p_offset);
-			return true;
-		}
-	}
-	return false;
+	if (p)
+		*vaddr = p->p_vaddr + (off - p->p_offset);
+	return p;
 }
 
 unsigned int kcore_file_ram(const struct kcore_file *k, uint64_t page_offset,
