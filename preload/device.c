@@ -29,8 +29,9 @@ static void dev_unmap(struct kdev *d);
  * pread64() of the device as a bare system call: bytes or -errno, errno
  * untouched.  Not libc's pread(), which in a threaded program (drgn's
  * OpenMP workers) turns asynchronous cancellation on and off around the
- * call, two calls and, before glibc 2.41, two locked compare-exchanges
- * per read; device_read() is a cancellation point on entry instead.
+ * call: in glibc 2.36 (bookworm's) two calls, each a locked
+ * compare-exchange, per read.  device_read() is a cancellation point on
+ * entry instead.
  */
 static inline int64_t device_pread(int fd, void *buf, size_t n, uint64_t off)
 {
