@@ -238,6 +238,10 @@ static void write_spec(unsigned int text, unsigned int ram)
 	fprintf(f, "v %#jx 32\n", (uintmax_t)(vbuf + vlen - 16));
 	fprintf(f, "v %#jx 8\n", (uintmax_t)vt_testobj("vguard"));
 	fprintf(f, "v %#jx 8\n", (uintmax_t)vt_testobj("mmio"));
+	/* errno after a read served by the mapping, the device, kcore's zeros */
+	fprintf(f, "W %#jx 8\nW %#jx 8\nW %#jx 8\nW %#jx 8\n", (uintmax_t)ts + 0x800,
+		(uintmax_t)direct(&in, rs) + 0x800, (uintmax_t)vbuf + 8,
+		(uintmax_t)vt_testobj("vguard"));
 	fprintf(f, "v %#jx 64\n", (uintmax_t)mod);
 	fprintf(f, "v %#jx 64\n", (uintmax_t)rs + 64);
 	fprintf(f, "u %#jx 64\n", (uintmax_t)te);	/* text/rodata gap */
@@ -323,7 +327,8 @@ END_TEST
 
 /*
  * The module's default (mmap_ram=0): text still mapped, RAM read by the
- * device; same bytes, and the text reads cost no syscall.  A device read
+ * device; same bytes, and the text reads cost no syscall; a read that
+ * succeeds leaves errno as it was (W lines).  A device read
  * is a cancellation point as kcore's pread() is (the shim's own system
  * call, not libc's pread()): the thread is cancelled in it, and the shim
  * still lets go of the device with the last fd.
@@ -344,6 +349,8 @@ START_TEST(default_ram_through_device)
 	ck_assert_int_gt(plain, 0);
 	ck_assert_int_gt(pre, 0);
 	ck_assert(output_has(OUT_PLAIN, " 64 cancelled\nC devfds 0 maps 0\n"));
+	ck_assert(output_has(OUT_PLAIN, "W errno kept\n"));
+	ck_assert(!output_has(OUT_PLAIN, "W errno changed\n"));
 	assert_same_output();
 	ck_assert_msg(pre < plain, "%ld syscalls with the preload, %ld without", pre, plain);
 }

@@ -57,6 +57,8 @@
  *	X ADDR LEN		fork and exec this reader (--inherited) on the fd,
  *				which is not close-on-exec: what a pread there
  *				gives, against this process's own pread
+ *	W ADDR LEN		pread with errno set to EDOM before it: as v,
+ *				and whether a successful read left errno alone
  *	K ADDR LEN		pread in a thread that has a cancellation
  *				request pending (deferred): whether the read
  *				acted on it, as a cancellation point does
@@ -234,6 +236,18 @@ static void do_pread(char op, uint64_t where, off_t off, size_t len)
 	ssize_t r = pread(kfd, need(len), len, off);
 
 	report(op, where, len, r);
+}
+
+/* A read that succeeds leaves errno as it was, as libc's pread() does. */
+static void do_errno_kept(uint64_t where, off_t off, size_t len)
+{
+	ssize_t r;
+
+	errno = EDOM;
+	r = pread(kfd, need(len), len, off);
+	report('W', where, len, r);
+	if (r >= 0)
+		fprintf(out, "W errno %s\n", errno == EDOM ? "kept" : "changed");
 }
 
 /*
@@ -1280,6 +1294,7 @@ int main(int argc, char **argv)
 		case 'G':
 		case 'X':
 		case 'K':
+		case 'W':
 			if (n != 2)
 				goto bad;
 			off = offset_of(a, b);
@@ -1293,6 +1308,8 @@ int main(int argc, char **argv)
 				do_exec_read(a, off, b);
 			else if (line[0] == 'K')
 				do_cancel_read(a, off, b);
+			else if (line[0] == 'W')
+				do_errno_kept(a, off, b);
 			else
 				do_copy(line[0], a, off, b);
 			break;
