@@ -242,12 +242,14 @@ static void do_pread(char op, uint64_t where, off_t off, size_t len)
 static void do_errno_kept(uint64_t where, off_t off, size_t len)
 {
 	ssize_t r;
+	bool kept;
 
 	errno = EDOM;
 	r = pread(kfd, need(len), len, off);
+	kept = errno == EDOM;
 	report('W', where, len, r);
 	if (r >= 0)
-		fprintf(out, "W errno %s\n", errno == EDOM ? "kept" : "changed");
+		fprintf(out, "W errno %s\n", kept ? "kept" : "changed");
 }
 
 /*
