@@ -1209,6 +1209,9 @@ static void write_every_read_spec(void)
 	/* on through an fd past the old table (G raised the fd limit) */
 	fprintf(f, "D 3000\nT\nv %#jx 64\nP %#jx 64\nd\nv %#jx 64\n",
 		(uintmax_t)addr[0], (uintmax_t)addr[1], (uintmax_t)addr[2]);
+	/* errno kept (mapping, device, kcore's zeros); a device read cancels */
+	fprintf(f, "W %#jx 8\nW %#jx 8\nW %#jx 8\nK %#jx 64\nC\n", (uintmax_t)addr[0],
+		(uintmax_t)addr[2], (uintmax_t)vt_testobj("vguard"), (uintmax_t)addr[2]);
 	ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -1230,9 +1233,10 @@ static void run_member_reader(void)
 }
 
 /*
- * preadv() and preadv2(), sendfile() and copy_file_range() from the fd,
- * fds past 1024 made by F_DUPFD, dup2() and dup3(), stat() of the path
- * beside fstat(): kcore's answers, byte for byte, for root and for a
+ * errno after a successful read, a device read with a cancellation
+ * pending; preadv() and preadv2(), sendfile() and copy_file_range() from
+ * the fd, fds past 1024 made by F_DUPFD, dup2() and dup3(), stat() of
+ * the path beside fstat(): kcore's answers, byte for byte, for root and for a
  * member of the device's group (root's plain kcore as the reference; no
  * absolute file offset is printed: the member's file is laid out for an
  * NT_TASKSTRUCT note of unknown size, see kcore_open.c).  The shim once
@@ -1246,6 +1250,8 @@ START_TEST(every_read_as_kcore)
 	assert_exited("plain", run_untraced(OUT_PLAIN, false));
 	ck_assert(output_has(OUT_PLAIN, "Z offset "));
 	ck_assert(!output_has(OUT_PLAIN, "DIFFERS"));
+	ck_assert(output_has(OUT_PLAIN, " 64 cancelled\nC devfds 0 maps 0\n"));
+	ck_assert(!output_has(OUT_PLAIN, "W errno changed\n"));
 	assert_exited("with the preload", run_untraced(OUT_PRELOAD, true));
 	assert_same_output();
 	run_member_reader();
