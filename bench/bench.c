@@ -66,6 +66,39 @@ double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n)
 	return (double)(with - base) / n;
 }
 
+long bench_user_insns(void (*fn)(void *arg, long n), void *arg, long n)
+{
+	long steps = 0;
+	int st, stops = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(1);
+		raise(SIGSTOP);
+		fn(arg, n);
+		_exit(0);
+	}
+	/* stop 1: its own, before fn; 2 and 3: the program's marks */
+	for (int sig = 0;; sig = 0) {
+		if (waitpid(pid, &st, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(st))
+			return WIFEXITED(st) && !WEXITSTATUS(st) && stops == 3 ? steps : -1;
+		if (WSTOPSIG(st) == SIGSTOP)
+			stops++;
+		else if (stops == 2 && WSTOPSIG(st) == SIGTRAP)
+			steps++;	/* a single step */
+		else if (WSTOPSIG(st) != SIGTRAP)
+			sig = WSTOPSIG(st);	/* exec's SIGTRAP is not passed on */
+		if (ptrace(stops == 2 ? PTRACE_SINGLESTEP : PTRACE_CONT, pid, NULL,
+			   (void *)(long)sig))
+			return -1;
+	}
+}
+
 int bench_mmap_ram_on(void)
 {
 	FILE *f = fopen("/sys/module/kmem_ro/parameters/mmap_ram", "we");

@@ -28,6 +28,15 @@ long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
 double bench_syscalls_per_op(void (*fn)(void *arg, long n), void *arg, long n);
 
 /*
+ * Run @fn(@arg, @n) in a traced child that, after it exec'd, stops itself
+ * twice with SIGSTOP (kcore_reader's N command); return the user-space
+ * instructions it ran in between, single-stepped (a system call counts
+ * one), or -1.  Exact: what a code path costs any CPU, not this
+ * emulator's timing of it.
+ */
+long bench_user_insns(void (*fn)(void *arg, long n), void *arg, long n);
+
+/*
  * The RAM mmap opt-in (module parameter mmap_ram=1), for benchmarks that
  * measure RAM mappings; the module's default maps text only.  0 or -1.
  */

@@ -6,6 +6,10 @@
  * wall time of whole runs, N reads minus none (so process start-up and
  * library loading cancel out), and system calls, counted with ptrace.
  *
+ * The user-space instructions of one such read (line kcore_preload_insns),
+ * single-stepped with ptrace: exact, and what any CPU runs, where TCG's
+ * timing charges branches and calls unlike hardware.
+ *
  * Then drgn (Debian's python3-drgn) walking the task list (pid and comm of
  * every task through init_task.tasks, offsets from BTF), timed inside
  * Python (the fastest of WALKS walks in each of ROUNDS processes per
@@ -155,6 +159,41 @@ static void time_reads(struct mode *plain, struct mode *pre, double start[2], do
 		ns[i] = (run_ns(m[i], TIMED_READS) - start[i]) / TIMED_READS;
 	for (int i = 0; i < 2; i++)
 		calls[i] = bench_syscalls_per_op(reader, m[i], COUNTED_READS);
+}
+
+/* ---- instructions per read ---- */
+
+#define STEPPED_READS	10
+
+/* One address read again and again (kcore_reader's N), with or without the preload. */
+struct stepped {
+	bool preload;
+	uint64_t addr;
+};
+
+static void stepped_reader(void *arg, long n)
+{
+	const struct stepped *s = arg;
+	const char *path = "/tmp/kcore_bench.stepped";
+	char *argv[] = { READER, (char *)path, OUT, NULL };
+	char *plain[] = { "PATH=/bin", NULL };
+	char *pre[] = { "PATH=/bin", "LD_PRELOAD=" PRELOAD, NULL };
+	FILE *f = fopen(path, "we");
+
+	if (!f || fprintf(f, "N %#jx 8 %ld\n", (uintmax_t)s->addr, n) < 0 || fclose(f))
+		_exit(1);
+	execve(READER, argv, s->preload ? pre : plain);
+	_exit(127);
+}
+
+/* User-space instructions one 8-byte kcore pread() of addr runs; -1 on failure. */
+static double insns_per_read(bool preload, uint64_t addr)
+{
+	struct stepped s = { preload, addr };
+	long with = bench_user_insns(stepped_reader, &s, STEPPED_READS);
+	long none = bench_user_insns(stepped_reader, &s, 0);
+
+	return with < 0 || none < 0 ? -1 : (double)(with - none) / STEPPED_READS;
 }
 
 /* ---- drgn's task walk ---- */
@@ -579,6 +618,16 @@ int main(void)
 	       " sizes=1-64 mmap_ram=0 kcore_ns=%.1f preload_ns=%.1f ratio=%.2f"
 	       " syscalls_per_read_kcore=%.3f syscalls_per_read_preload=%.3f\n",
 	       u.release, accel, TIMED_READS, ns[0], ns[1], ns[0] / ns[1], calls[0], calls[1]);
+	fflush(stdout);
+	/*
+	 * The same reads' user-space cost, exact: libc's pread() alone, and
+	 * the preload's path around a device pread() (.data's direct-map
+	 * alias) and a copy from the mapping (text), with the defaults.
+	 */
+	printf("bench kcore_preload_insns kernel=%s accel=%s reads=%d size=8 mmap_ram=0"
+	       " kcore_insns=%.1f preload_device_insns=%.1f preload_mapped_insns=%.1f\n",
+	       u.release, accel, STEPPED_READS, insns_per_read(false, plain.ram_lo),
+	       insns_per_read(true, plain.ram_lo), insns_per_read(true, info.text_start));
 	fflush(stdout);
 	if (drgn_walk_bench(u.release, accel)) {
 		fprintf(stderr, "kcore_preload_bench: drgn task walk failed\n");

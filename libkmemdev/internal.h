@@ -409,6 +409,44 @@ static inline int kmemdev__feature(const struct kmemdev *h, uint64_t feat)
 }
 
 /*
+ * The page mask kmemdev__refused() checks @in's mappings with; 0 if they
+ * need no check (a driver without the refused page, or a page size that
+ * is no power of two).
+ */
+static inline uintptr_t kmemdev__refused_mask(const struct kmem_ro_info *in)
+{
+	uintptr_t mask = (uintptr_t)in->page_size - 1;
+
+	if (!(in->features & KMEM_RO_FEAT_MMAP_REFUSED) || !in->page_size ||
+	    (in->page_size & mask))
+		return 0;
+	return mask;
+}
+
+/*
+ * The check itself, for a reader that took the page mask once
+ * (kmemdev__refused_mask(), not 0) and len > 0: the kcore preload.
+ */
+static inline bool kmemdev__refused_in(uint64_t pattern, uintptr_t mask, const void *ptr,
+				       size_t len)
+{
+	uintptr_t p = (uintptr_t)ptr & ~(uintptr_t)7;
+	uintptr_t last = ((uintptr_t)ptr + (len - 1)) & ~mask;
+	bool refused = false;
+
+	atomic_thread_fence(memory_order_acquire);
+	for (;;) {
+		if (*(const volatile uint64_t *)p == pattern)
+			refused = true;
+		if ((p & ~mask) == last)
+			break;
+		p = (p & ~mask) + mask + 1;
+	}
+	atomic_thread_fence(memory_order_acquire);
+	return refused;
+}
+
+/*
  * Does a copy from a mapping of the device, [ptr, ptr + len), hold the
  * refused page (uapi/kmem_ro.h: every aligned u64 of it is
  * in->mmap_refused)?  One aligned u64 per page - under ptr's first byte,
@@ -424,24 +462,9 @@ static inline int kmemdev__feature(const struct kmemdev *h, uint64_t feat)
 static inline bool kmemdev__refused(const struct kmem_ro_info *in, const void *ptr,
 				    size_t len)
 {
-	uintptr_t mask = (uintptr_t)in->page_size - 1;
-	uintptr_t p = (uintptr_t)ptr & ~(uintptr_t)7;
-	uintptr_t last = ((uintptr_t)ptr + (len - 1)) & ~mask;
-	bool refused = false;
+	uintptr_t mask = kmemdev__refused_mask(in);
 
-	if (!len || !(in->features & KMEM_RO_FEAT_MMAP_REFUSED) ||
-	    !in->page_size || (in->page_size & mask))
-		return false;
-	atomic_thread_fence(memory_order_acquire);
-	for (;;) {
-		if (*(const volatile uint64_t *)p == in->mmap_refused)
-			refused = true;
-		if ((p & ~mask) == last)
-			break;
-		p = (p & ~mask) + mask + 1;
-	}
-	atomic_thread_fence(memory_order_acquire);
-	return refused;
+	return mask && len && kmemdev__refused_in(in->mmap_refused, mask, ptr, len);
 }
 
 /*

@@ -209,6 +209,7 @@ static struct kdev *dev_alloc(const struct kmem_ro_info *in, unsigned int n)
 		return NULL;
 	d->len = len;
 	d->info = *in;
+	d->refused_mask = kmemdev__refused_mask(in);
 	d->range = (struct kmem_ro_range *)(d + 1);
 	d->map = (struct kmap *)(d->range + n);
 	return d;

@@ -87,6 +87,7 @@ HOT ssize_t mapped_read(const struct kfile *kf, const struct kseg *s,
 			uintptr_t *lo, uintptr_t *hi, unsigned long *gen)
 {
 	const struct kwin *w = &kf->win[s - kf->sh->seg];
+	const struct kdev *d = kf->dev;
 	const unsigned char *src;
 
 	*lo = *hi = 0;
@@ -101,33 +102,24 @@ HOT ssize_t mapped_read(const struct kfile *kf, const struct kseg *s,
 		return 0;
 	*lo = *hi = 0;	/* known already */
 	src = w->base + (vaddr - w->lo);
-	if (kmemdev__refused(&kf->dev->info, src, n))
+	if (d->refused_mask && kmemdev__refused_in(d->info.mmap_refused, d->refused_mask, src, n))
 		return 0;
 	copy_small(buf, src, n);
-	return kmemdev__refused(&kf->dev->info, src, n) ? 0 : (ssize_t)n;
+	if (d->refused_mask && kmemdev__refused_in(d->info.mmap_refused, d->refused_mask, src, n))
+		return 0;
+	return (ssize_t)n;
 }
 
-/*
- * Segment bytes [off, off + n) at vaddr into buf from the device, once
- * the mapping did not serve them (a read that comes back short, at a
- * page the device refuses or for a signal, goes on from there); a page
- * the device will not read is zeros (kcore: read_kcore_iter() zeroes what
- * it cannot copy), taken from the memfd's hole at the same offset so that
- * an unwritable buffer fails with EFAULT as kcore's copy does.  lo, hi and
- * gen: what mapped_read() said the read teaches the writable cache.  n, or
- * -errno (EFAULT: the whole read fails, as kcore's); errno untouched.
- */
-static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
-			       unsigned char *buf, size_t n, uint64_t off,
-			       uintptr_t lo, uintptr_t hi, unsigned long gen)
+/* seg_read_device() past a first device read that was not all of it (first). */
+static __attribute__((noinline)) ssize_t
+seg_read_rest(int fd, const struct kfile *kf, int dfd, uint64_t vaddr, unsigned char *buf,
+	      size_t n, uint64_t off, int64_t first)
 {
 	const struct kdev *d = kf->dev;
-	int dfd = atomic_load(&d->fd);
 	size_t done = 0;
 
-	while (done < n) {
-		int64_t r = dfd < 0 ? -EBADF : device_read(d, dfd, vaddr + done, buf + done,
-							   n - done);
+	for (int64_t r = first; done < n;
+	     r = dfd < 0 ? -EBADF : device_read(d, dfd, vaddr + done, buf + done, n - done)) {
 		int saved, err;
 		size_t z;
 		ssize_t got;
@@ -148,9 +140,32 @@ static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
 			return -err;
 		done += (size_t)got;
 	}
-	if (lo != hi && done == n)
-		wc_add(lo, hi, gen);
 	return (ssize_t)done;
+}
+
+/*
+ * Segment bytes [off, off + n) at vaddr into buf from the device, once
+ * the mapping did not serve them (a read that comes back short, at a
+ * page the device refuses or for a signal, goes on from there); a page
+ * the device will not read is zeros (kcore: read_kcore_iter() zeroes what
+ * it cannot copy), taken from the memfd's hole at the same offset so that
+ * an unwritable buffer fails with EFAULT as kcore's copy does.  lo, hi and
+ * gen: what mapped_read() said the read teaches the writable cache.  n, or
+ * -errno (EFAULT: the whole read fails, as kcore's); errno untouched.
+ */
+static ssize_t seg_read_device(int fd, const struct kfile *kf, uint64_t vaddr,
+			       unsigned char *buf, size_t n, uint64_t off,
+			       uintptr_t lo, uintptr_t hi, unsigned long gen)
+{
+	int dfd = atomic_load(&kf->dev->fd);
+	/* n > 0: the common read is all of it at once, the rest a call */
+	int64_t r = dfd < 0 ? -EBADF : device_read(kf->dev, dfd, vaddr, buf, n);
+
+	if (r != (int64_t)n)
+		r = seg_read_rest(fd, kf, dfd, vaddr, buf, n, off, r);
+	if (lo != hi && r == (int64_t)n)
+		wc_add(lo, hi, gen);
+	return (ssize_t)r;
 }
 
 /*
@@ -175,16 +190,34 @@ static ssize_t seg_read(int fd, const struct kfile *kf, const struct kseg *s,
 	return -1;
 }
 
+/*
+ * The segment a thread's last read of one segment was in: most reads
+ * follow one another there (drgn's walk of the direct map), so most skip
+ * the search, and its data-dependent branches.  An index, checked against
+ * the file it is used on: a read of another file, or a handler's read in
+ * between, costs a search, never a wrong segment.
+ */
+static TLS unsigned int last_seg;
+
 /* The segment that holds all of [off, off + n), n > 0; else NULL. */
 HOT const struct kseg *one_segment(const struct kshared *sh, size_t n, uint64_t off)
 {
+	unsigned int i = last_seg;
 	const struct kseg *s;
 	size_t len = n;
 
+	if (i < sh->nr && n) {
+		s = &sh->seg[i];
+		if (s->off <= off && off < s->end && n <= s->end - off)
+			return s;
+	}
 	if (!n || off < sh->data_offset || off >= sh->size || n > sh->size - off)
 		return NULL;
 	s = piece(sh, off, &len);
-	return s && len == n ? s : NULL;
+	if (!s || len != n)
+		return NULL;
+	last_seg = (unsigned int)(s - sh->seg);
+	return s;
 }
 
 /* Any other read: synth_pread()'s contract, errno changed on failure. */
@@ -273,20 +306,20 @@ ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off)
 /*
  * pread() of a followed fd: *served false for any other fd.  Every step
  * of the common read (enter, look up, copy, leave: loads and compares)
- * inlined here; flatten stops at pread_pieces(), the rest.
+ * inline; flatten stops at pread_pieces(), the rest.
  */
-__attribute__((flatten))
-ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
+HOT ssize_t pread_served(int fd, void *buf, size_t n, off_t off, bool *served)
 {
+	fd_slot *slot = slot_of(fd);
 	struct in_shim c;
 	struct kfile *kf;
 	ssize_t ret = -1;
 
 	*served = false;
-	if (!maybe_tracked(fd))
+	if (!slot_maybe_tracked(slot))
 		return -1;
 	enter(&c);
-	kf = file_of(fd);
+	kf = slot_file(slot);
 	if (kf) {
 		*served = true;
 		if (off >= 0)
@@ -296,4 +329,27 @@ ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
 	}
 	leave(&c);
 	return ret;
+}
+
+__attribute__((flatten))
+ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served)
+{
+	return pread_served(fd, buf, n, off, served);
+}
+
+/*
+ * pread() and pread64(): the wrappers jump here, so a read makes one call
+ * into the shim, with no flag to pass back.
+ */
+__attribute__((flatten))
+ssize_t pread_or_real(int fd, void *buf, size_t n, off_t off, bool wide)
+{
+	bool served;
+	ssize_t r = pread_served(fd, buf, n, off, &served);
+
+	if (served)
+		return r;
+	if (wide)
+		return CALL_REAL(pread64, -1, fd, buf, n, off);
+	return CALL_REAL(pread, -1, fd, buf, n, off);
 }

@@ -169,6 +169,7 @@ struct kdev {
 	atomic_int fd;
 	atomic_uint files;
 	struct kmem_ro_info info;
+	uintptr_t refused_mask;	/* kmemdev__refused_mask(&info) */
 	unsigned int nr;
 	struct kmem_ro_range *range;
 	struct kmap *map;
@@ -435,27 +436,38 @@ static inline fd_slot *slot_of(int fd)
 	return chunk ? &chunk[fd % FD_CHUNK] : NULL;
 }
 
+/* The fd of slot s (slot_of()) may be followed. */
+static inline bool slot_maybe_tracked(fd_slot *s)
+{
+	return s && atomic_load_explicit(s, memory_order_relaxed);
+}
+
 /* fd may be followed: a load or three, for every fd a wrapper sees. */
 static inline bool maybe_tracked(int fd)
 {
-	fd_slot *s = slot_of(fd);
+	return slot_maybe_tracked(slot_of(fd));
+}
 
-	return s && atomic_load_explicit(s, memory_order_relaxed);
+/* The kfile slot s names (slots are never freed); inside the shim. */
+static inline struct kfile *slot_file(fd_slot *s)
+{
+	struct kfile *kf = s ? atomic_load(s) : NULL;
+
+	return ((uintptr_t)kf & SLOT_HEADER) ? NULL : kf;
 }
 
 /* The kfile fd names; inside the shim. */
 static inline struct kfile *file_of(int fd)
 {
-	fd_slot *s = slot_of(fd);
-	struct kfile *kf = s ? atomic_load(s) : NULL;
-
-	return ((uintptr_t)kf & SLOT_HEADER) ? NULL : kf;
+	return slot_file(slot_of(fd));
 }
 
 /* ---- kcore_read.c ---- */
 
 ssize_t synth_pread(const struct kfile *kf, void *buf, size_t n, uint64_t off);
 ssize_t try_pread(int fd, void *buf, size_t n, off_t off, bool *served);
+/* pread() (wide: pread64()) of fd: served if followed, else libc's. */
+ssize_t pread_or_real(int fd, void *buf, size_t n, off_t off, bool wide);
 
 /* ---- file_position.c ---- */
 

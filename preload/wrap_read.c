@@ -10,18 +10,12 @@
 
 KCORE_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	bool served;
-	ssize_t r = try_pread(fd, buf, n, off, &served);
-
-	return served ? r : CALL_REAL(pread, -1, fd, buf, n, off);
+	return pread_or_real(fd, buf, n, off, false);
 }
 
 KCORE_API ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
-	bool served;
-	ssize_t r = try_pread(fd, buf, n, off, &served);
-
-	return served ? r : CALL_REAL(pread64, -1, fd, buf, n, off);
+	return pread_or_real(fd, buf, n, off, true);
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);

@@ -62,6 +62,10 @@
  *	K ADDR LEN		pread in a thread that has a cancellation
  *				request pending (deferred): whether the read
  *				acted on it, as a cancellation point does
+ *	N ADDR LEN COUNT	one pread of ADDR, then COUNT more between two
+ *				SIGSTOPs to itself, for a tracer that counts
+ *				the instructions in between
+ *				(kcore_preload_bench); untraced, it stops
  * OUT gets one line per read: operation, where, length, result, FNV-1a
  * hash of the bytes.  Random addresses come from a fixed seed: two runs
  * read exactly the same.
@@ -250,6 +254,23 @@ static void do_errno_kept(uint64_t where, off_t off, size_t len)
 	report('W', where, len, r);
 	if (r >= 0)
 		fprintf(out, "W errno %s\n", kept ? "kept" : "changed");
+}
+
+/*
+ * The same pread count times, between two stops a tracer counts between;
+ * after one read that makes what a first read makes (the buffer learnt
+ * writable).
+ */
+static void do_counted(uint64_t where, off_t off, size_t len, unsigned long long count)
+{
+	unsigned char *b = need(len);
+	ssize_t r = pread(kfd, b, len, off);
+
+	raise(SIGSTOP);
+	for (unsigned long long i = 0; i < count && r == (ssize_t)len; i++)
+		r = pread(kfd, b, len, off);
+	raise(SIGSTOP);
+	report('N', where, len, r);
 }
 
 /*
@@ -1314,6 +1335,14 @@ int main(int argc, char **argv)
 				do_errno_kept(a, off, b);
 			else
 				do_copy(line[0], a, off, b);
+			break;
+		case 'N':
+			if (n != 3)
+				goto bad;
+			off = offset_of(a, b);
+			if (off < 0)
+				goto bad;
+			do_counted(a, off, b, v[2]);
 			break;
 		case 'T':
 			do_sizes();
