@@ -6,7 +6,10 @@
  * (KMEM_RO_READ_OFFSET() in uapi/kmem_ro.h), so a read needs no argument
  * structure to copy in or out.  Each page is checked and copied into a
  * kernel buffer in one reader section (kread.c: RCU, no lock for boot
- * RAM), then the bytes go out in one copy_to_user(), outside the section.
+ * RAM), then the bytes go out in one copy_to_user(), outside the section;
+ * a large read into a buffer whose pages are there is copied once,
+ * straight from the checked page to the user, inside the section with
+ * page faults off.
  */
 #include <linux/fs.h>
 #include <linux/gfp.h>
@@ -56,6 +59,47 @@ void kmem_ro_read_page_put(void *page)
 		free_page((unsigned long)page);
 }
 
+/*
+ * A read of up to a page straight from the checked pages' direct map into
+ * the user's buffer, inside the section, with page faults off: one copy
+ * of the bytes, where the bounce page makes two (read_kcore_iter() and
+ * /dev/mem's read_mem() bounce too).  raw_copy_to_user(), not
+ * copy_to_user(): hardened usercopy's check is for kernel objects a driver
+ * means to hand out, and would refuse the bytes of a slab page that the
+ * device exists to read; these are pages that passed every check, as the
+ * bounce copy's are, and a source that is not in the direct map
+ * (memfd_secret) faults and stops the copy as copy_from_kernel_nofault()
+ * would.  A user page that is not present (its fault would sleep: FUSE,
+ * userfaultfd, a first touch), a page of driver-managed RAM (it needs the
+ * offline hold) or any refused page stops it too: the bounce path reads
+ * the rest and tells which errno.
+ *
+ * Return: the bytes copied, possibly 0.
+ */
+static size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
+{
+	struct kmem_ro_reader r;
+	size_t done = 0;
+
+	__kmem_ro_reader_init(&r);
+	__kmem_ro_reader_begin(&r);
+	pagefault_disable();
+	while (done < len) {
+		unsigned long cur = addr + done, pfn, left;
+		size_t chunk = min_t(size_t, len - done, PAGE_SIZE - offset_in_page(cur));
+
+		if (kmem_ro_checked_pfn(cur, &r, NULL, &pfn))
+			break;
+		left = raw_copy_to_user(ubuf + done, pfn_to_kaddr(pfn) + offset_in_page(cur), chunk);
+		done += chunk - left;
+		if (left)
+			break;
+	}
+	pagefault_enable();
+	__kmem_ro_reader_end(&r);
+	return done;
+}
+
 /**
  * kmem_ro_read() - read() and pread() of the device
  * @file: the open device
@@ -65,8 +109,10 @@ void kmem_ro_read_page_put(void *page)
  *	advanced by the bytes read
  *
  * Up to a page at a time: checked and copied in one section, then one
- * user copy.  A signal stops the read between two of these, never before
- * the first: a read of one object is never interrupted.
+ * user copy; or, above 256 bytes, as much of the page as the buffer's
+ * pages that are there take, straight (kmem_ro_read_direct()).  A signal
+ * stops the read between two pages, never before the first: a read of
+ * one object is never interrupted.
  *
  * Return: the bytes read, short at the first page that fails or the first
  * byte of @ubuf that cannot be written; if none, that page's errno
@@ -90,14 +136,21 @@ ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *p
 		most = PAGE_SIZE;
 	}
 	while (done < len) {
-		size_t got, left;
+		size_t piece = min(len - done, most), got = 0, left;
 
 		if (done) {
 			if (signal_pending(current))
 				break;
 			cond_resched();
 		}
-		got = kmem_ro_read_section(bounce, addr + done, min(len - done, most), &err);
+		/* a large read straight to a buffer whose pages are there... */
+		if (bounce != stack)
+			got = kmem_ro_read_direct(ubuf + done, addr + done, piece);
+		done += got;
+		if (got == piece)
+			continue;
+		/* ...the rest of the piece, or a small read, through the bounce buffer */
+		got = kmem_ro_read_section(bounce, addr + done, piece - got, &err);
 		/* a few stores for a field; copy_to_user() counts what a fault left */
 		left = got && kmem_ro_copy_out(ubuf + done, bounce, got) ?
 		       copy_to_user(ubuf + done, bounce, got) : 0;
