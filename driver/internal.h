@@ -153,6 +153,7 @@ efault:
 }
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos);
 void kmem_ro_read_exit(void);
+size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len);
 void *kmem_ro_read_page_get(void);
 void kmem_ro_read_page_put(void *page);
 long kmem_ro_readv_ioctl(struct file *file, void __user *uarg);

@@ -59,7 +59,12 @@ void kmem_ro_read_page_put(void *page)
 		free_page((unsigned long)page);
 }
 
-/*
+/**
+ * kmem_ro_read_direct() - copy kernel memory straight to the user, if it can
+ * @ubuf: user destination
+ * @addr: kernel virtual address
+ * @len: bytes, up to a page (it may cross one page boundary)
+ *
  * A read of up to a page straight from the checked pages' direct map into
  * the user's buffer, inside the section, with page faults off: one copy
  * of the bytes, where the bounce page makes two (read_kcore_iter() and
@@ -72,11 +77,11 @@ void kmem_ro_read_page_put(void *page)
  * would.  A user page that is not present (its fault would sleep: FUSE,
  * userfaultfd, a first touch), a page of driver-managed RAM (it needs the
  * offline hold) or any refused page stops it too: the bounce path reads
- * the rest and tells which errno.
+ * the rest and tells which errno.  pread()'s and READV's large reads.
  *
  * Return: the bytes copied, possibly 0.
  */
-static size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
+size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
 {
 	struct kmem_ro_reader r;
 	size_t done = 0;

@@ -55,10 +55,11 @@ struct kmem_ro_readv_group {
 };
 
 /*
- * A segment above KMEM_RO_READV_SMALL, through the bounce page, a page at a
- * time: bytes read or -errno.  Its reader is a call: against a page's copy
- * a call costs nothing, and the one-segment path keeps the only inline
- * reader here.
+ * A segment above KMEM_RO_READV_SMALL, a page at a time: straight to the
+ * user where its buffer's pages are there (kmem_ro_read_direct()), the
+ * rest of the page through the bounce page: bytes read or -errno.  Its
+ * reader is a call: against a page's copy a call costs nothing, and the
+ * one-segment path keeps the only inline reader here.
  */
 static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 {
@@ -71,6 +72,13 @@ static s64 kmem_ro_readv_big(const struct kmem_ro_iov *iov, void *bounce)
 		size_t chunk = min_t(u64, iov->len - done, PAGE_SIZE), got;
 		int err;
 
+		got = kmem_ro_read_direct(ubuf + done, iov->addr + done, chunk);
+		done += got;
+		if (got == chunk) {
+			cond_resched();
+			continue;
+		}
+		chunk -= got;
 		got = kmem_ro_read_section_call(bounce, iov->addr + done, chunk, &err);
 		if (got && kmem_ro_copy_out(ubuf + done, bounce, got))
 			return done ? done : -EFAULT;
