@@ -158,7 +158,8 @@ static __always_inline size_t __kmem_ro_read_object(void *dst, unsigned long add
 static __always_inline size_t kmem_ro_read_section(void *dst, unsigned long addr, size_t len,
 						   int *err)
 {
-	struct kmem_ro_reader r;
+	/* every field is set before it is read (pt.pfn[] below pt.nr): no zeroing */
+	struct kmem_ro_reader r __uninitialized;
 	size_t got;
 
 	__kmem_ro_reader_init(&r);

@@ -137,7 +137,8 @@ static __always_inline bool kmem_ro_page_online(unsigned long pfn)
 {
 	struct page *page = kmem_ro_pfn_to_online_page(pfn);
 	unsigned long text_start, text_end;
-	struct page copy;
+	/* only the three words kmem_ro_page_copy() fills are read: no zeroing */
+	struct page copy __uninitialized;
 
 	if (!page || !kmem_ro_page_copy(&copy, page) ||
 	    PageOffline(&copy) || PageHWPoison(&copy))

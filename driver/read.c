@@ -83,7 +83,7 @@ void kmem_ro_read_page_put(void *page)
  */
 size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
 {
-	struct kmem_ro_reader r;
+	struct kmem_ro_reader r __uninitialized;	/* as kmem_ro_read_section()'s */
 	size_t done = 0;
 
 	__kmem_ro_reader_init(&r);
@@ -105,6 +105,66 @@ size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
 	return done;
 }
 
+/*
+ * Up to 256 bytes (a field, a pointer, a struct): one section into a
+ * stack buffer, one copy out, inline in kmem_ro_read(): the commonest
+ * read makes no call of its own.  Bytes read, or the page's errno, or
+ * -EFAULT.
+ */
+static __always_inline ssize_t kmem_ro_read_small(char __user *ubuf, unsigned long addr, size_t len)
+{
+	/* written before read, and only what was written goes out */
+	u64 stack[KMEM_RO_READ_STACK / sizeof(u64)] __uninitialized;
+	size_t got, left;
+	int err;
+
+	got = kmem_ro_read_section(stack, addr, len, &err);
+	/* a few stores for a field; copy_to_user() counts what a fault left */
+	left = got && kmem_ro_copy_out(ubuf, stack, got) ? copy_to_user(ubuf, stack, got) : 0;
+	if (got > left)
+		return got - left;
+	return left ? -EFAULT : err;
+}
+
+/*
+ * Above 256 bytes: a page at a time, as much of it as the buffer's pages
+ * that are there take straight (kmem_ro_read_direct()), the rest through
+ * the bounce page (a section, then one user copy).  A signal stops the
+ * read between two pages, never before the first.  Bytes read, or the
+ * first page's errno, -EFAULT or -ENOMEM.
+ */
+static noinline ssize_t kmem_ro_read_pages(char __user *ubuf, unsigned long addr, size_t len)
+{
+	void *bounce = kmem_ro_read_page_get();
+	size_t done = 0;
+	int err = 0;
+
+	if (!bounce)
+		return -ENOMEM;
+	while (done < len) {
+		size_t piece = min_t(size_t, len - done, PAGE_SIZE), got, left;
+
+		if (done) {
+			if (signal_pending(current))
+				break;
+			cond_resched();
+		}
+		got = kmem_ro_read_direct(ubuf + done, addr + done, piece);
+		done += got;
+		if (got == piece)
+			continue;
+		got = kmem_ro_read_section(bounce, addr + done, piece - got, &err);
+		left = got ? copy_to_user(ubuf + done, bounce, got) : 0;
+		done += got - left;
+		if (left)
+			err = -EFAULT;
+		if (err)
+			break;
+	}
+	kmem_ro_read_page_put(bounce);
+	return done ? done : err;
+}
+
 /**
  * kmem_ro_read() - read() and pread() of the device
  * @file: the open device
@@ -113,64 +173,28 @@ size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
  * @ppos: KMEM_RO_READ_OFFSET() of the kernel virtual address to read;
  *	advanced by the bytes read
  *
- * Up to a page at a time: checked and copied in one section, then one
- * user copy; or, above 256 bytes, as much of the page as the buffer's
- * pages that are there take, straight (kmem_ro_read_direct()).  A signal
- * stops the read between two pages, never before the first: a read of
- * one object is never interrupted.
+ * Up to 256 bytes in one section and one user copy; more a page at a
+ * time, between which a signal may stop it: a read of one object is
+ * never interrupted.
  *
  * Return: the bytes read, short at the first page that fails or the first
  * byte of @ubuf that cannot be written; if none, that page's errno
- * (uapi/kmem_ro.h) or -EFAULT.
+ * (uapi/kmem_ro.h), -EFAULT or -ENOMEM.
  */
 ssize_t kmem_ro_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	/* written before read, and only what was written goes out */
-	u64 stack[KMEM_RO_READ_STACK / sizeof(u64)] __uninitialized;
 	unsigned long addr = KMEM_RO_READ_ADDR(*ppos);
-	size_t done = 0, most = sizeof(stack);
-	void *bounce = stack;
-	int err = 0;
+	ssize_t ret;
 
 	if (!len)
 		return 0;
-	if (len > most) {
-		bounce = kmem_ro_read_page_get();
-		if (!bounce)
-			return -ENOMEM;
-		most = PAGE_SIZE;
-	}
-	while (done < len) {
-		size_t piece = min(len - done, most), got = 0, left;
-
-		if (done) {
-			if (signal_pending(current))
-				break;
-			cond_resched();
-		}
-		/* a large read straight to a buffer whose pages are there... */
-		if (bounce != stack)
-			got = kmem_ro_read_direct(ubuf + done, addr + done, piece);
-		done += got;
-		if (got == piece)
-			continue;
-		/* ...the rest of the piece, or a small read, through the bounce buffer */
-		got = kmem_ro_read_section(bounce, addr + done, piece - got, &err);
-		/* a few stores for a field; copy_to_user() counts what a fault left */
-		left = got && kmem_ro_copy_out(ubuf + done, bounce, got) ?
-		       copy_to_user(ubuf + done, bounce, got) : 0;
-		done += got - left;
-		if (left)
-			err = -EFAULT;
-		if (err)
-			break;
-	}
-	if (bounce != stack)
-		kmem_ro_read_page_put(bounce);
-	if (!done)
-		return err;
-	*ppos += done;
-	return done;
+	if (len > KMEM_RO_READ_STACK)
+		ret = kmem_ro_read_pages(ubuf, addr, len);
+	else
+		ret = kmem_ro_read_small(ubuf, addr, len);
+	if (ret > 0)
+		*ppos += ret;
+	return ret;
 }
 
 /**
