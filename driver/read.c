@@ -77,7 +77,9 @@ void kmem_ro_read_page_put(void *page)
  * would.  A user page that is not present (its fault would sleep: FUSE,
  * userfaultfd, a first touch), a page of driver-managed RAM (it needs the
  * offline hold) or any refused page stops it too: the bounce path reads
- * the rest and tells which errno.  pread()'s and READV's large reads.
+ * the rest and tells which errno, as it does for a buffer outside user
+ * memory (access_ok(), which copy_to_user() makes).  pread()'s and
+ * READV's large reads.
  *
  * Return: the bytes copied, possibly 0.
  */
@@ -86,6 +88,12 @@ size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
 	struct kmem_ro_reader r __uninitialized;	/* as kmem_ro_read_section()'s */
 	size_t done = 0;
 
+	/*
+	 * raw_copy_to_user() checks nothing: a READV segment's buffer comes
+	 * unchecked, and a kernel address there would be written to
+	 */
+	if (!access_ok(ubuf, len))
+		return 0;
 	__kmem_ro_reader_init(&r);
 	__kmem_ro_reader_begin(&r);
 	pagefault_disable();

@@ -513,6 +513,8 @@ START_TEST(unwritable_buffer_is_efault)
 	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, ro);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, NULL);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, (void *)(uintptr_t)info.text_start);
+	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, (void *)(uintptr_t)info.text_start);
+	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, (void *)(uintptr_t)0x0ede33c3cb89a000ULL);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, km);		/* a kmem_ro mapping */
 	ck_assert_int_eq(memcmp(km, want, 8), 0);
 	munmap(km, 2 * PAGE);
