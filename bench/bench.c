@@ -20,16 +20,11 @@ uint64_t bench_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Syscall-entry stops of a child running fn(arg, n), after it stops itself. */
-long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
-		    int *status)
+/* A child that asks to be traced, stops itself, then runs fn(arg, n); -1 if none. */
+static pid_t traced_child(void (*fn)(void *arg, long n), void *arg, long n)
 {
-	long calls = 0;
-	int st, entering = 1;
 	pid_t pid = fork();
 
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(1);
@@ -37,6 +32,19 @@ long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
 		fn(arg, n);
 		_exit(0);
 	}
+	return pid;
+}
+
+/* Syscall-entry stops of a child running fn(arg, n), after it stops itself. */
+long bench_syscalls(void (*fn)(void *arg, long n), void *arg, long n,
+		    int *status)
+{
+	long calls = 0;
+	int st, entering = 1;
+	pid_t pid = traced_child(fn, arg, n);
+
+	if (pid < 0)
+		return -1;
 	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
 		return -1;
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD);
@@ -70,17 +78,10 @@ long bench_user_insns(void (*fn)(void *arg, long n), void *arg, long n)
 {
 	long steps = 0;
 	int st, stops = 0;
-	pid_t pid = fork();
+	pid_t pid = traced_child(fn, arg, n);
 
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-			_exit(1);
-		raise(SIGSTOP);
-		fn(arg, n);
-		_exit(0);
-	}
 	/* stop 1: its own, before fn; 2 and 3: the program's marks */
 	for (int sig = 0;; sig = 0) {
 		if (waitpid(pid, &st, 0) != pid)
