@@ -90,9 +90,10 @@ size_t kmem_ro_read_direct(char __user *ubuf, unsigned long addr, size_t len)
 
 	/*
 	 * raw_copy_to_user() checks nothing: a READV segment's buffer comes
-	 * unchecked, and a kernel address there would be written to
+	 * unchecked, and a kernel address there would be written to.  A range
+	 * that wraps is the bounce path's to refuse (-EINVAL), as a whole.
 	 */
-	if (!access_ok(ubuf, len))
+	if (!access_ok(ubuf, len) || addr + len < addr)
 		return 0;
 	__kmem_ro_reader_init(&r);
 	__kmem_ro_reader_begin(&r);
