@@ -495,35 +495,6 @@ START_TEST(unwritable_output_buffer_is_efault)
 }
 END_TEST
 
-/*
- * A buffer outside user memory, for a segment above the group's size
- * (read a page at a time, straight to the buffer where its pages are
- * there): EFAULT and nothing written.  The kernel address is the direct
- * map of a page of ours, so a write through it would show in that page;
- * the other is non-canonical (a general protection fault, not a page
- * fault, if it were touched).
- */
-START_TEST(large_segment_into_kernel_memory_is_efault)
-{
-	int fd = vt_open_dev();
-	struct kmem_ro_info info = layout_of(fd);
-	char *own = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
-	uint64_t alias;
-
-	ck_assert_ptr_ne(own, MAP_FAILED);
-	memset(own, 0x3c, PAGE);
-	alias = info.page_offset + vt_pagemap_pfn(own) * PAGE;
-	EXPECT_RESULT(-EFAULT, info.text_start, PAGE, (void *)(uintptr_t)alias);
-	EXPECT_RESULT(-EFAULT, info.text_start, PAGE / 2, (void *)(uintptr_t)(alias + 8));
-	EXPECT_RESULT(-EFAULT, info.text_start, PAGE, (void *)(uintptr_t)0x0ede33c3cb89a000ULL);
-	for (size_t i = 0; i < PAGE; i++)
-		ck_assert_msg(own[i] == 0x3c, "byte %zu of our page written through the direct map", i);
-	munmap(own, PAGE);
-	close(fd);
-}
-END_TEST
-
 /* ---- limits and bad arguments ---- */
 
 START_TEST(limits_are_e2big)
@@ -694,6 +665,46 @@ static void as_root_and_member(void (*fn)(int fd, const struct kmem_ro_info *inf
 	ck_assert_int_eq(chown(KMEM_RO_DEVICE, 0, 0), 0);
 	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "member: status %#x", status);
 }
+
+/* The direct map of a locked page of the test's own, and that page (below). */
+static uint64_t own_alias;
+static const char *own_page;
+
+static void kernel_buffer_calls(int fd, const struct kmem_ro_info *info, const char *kc)
+{
+	(void)kc;
+	EXPECT_RESULT(-EFAULT, info->text_start, PAGE, (void *)(uintptr_t)own_alias);
+	EXPECT_RESULT(-EFAULT, info->text_start, PAGE / 2, (void *)(uintptr_t)(own_alias + 8));
+	EXPECT_RESULT(-EFAULT, info->text_start, PAGE, (void *)(uintptr_t)0x0ede33c3cb89a000ULL);
+	for (size_t i = 0; i < PAGE; i++)
+		ck_assert_msg(own_page[i] == 0x3c, "byte %zu of our page written through the direct map", i);
+}
+
+/*
+ * A buffer outside user memory, for a segment above the group's size
+ * (read a page at a time, straight to the buffer where its pages are
+ * there): EFAULT and nothing written, as root and as a member.  The
+ * kernel address is the direct map of a page of ours (the member's
+ * child shares it until written), so a write through it would show in
+ * that page; the other is non-canonical (a general protection fault,
+ * not a page fault, if it were touched).
+ */
+START_TEST(large_segment_into_kernel_memory_is_efault)
+{
+	int fd = vt_open_dev();
+	struct kmem_ro_info info = layout_of(fd);
+	char *own = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
+
+	ck_assert_ptr_ne(own, MAP_FAILED);
+	memset(own, 0x3c, PAGE);
+	own_alias = info.page_offset + vt_pagemap_pfn(own) * PAGE;
+	own_page = own;
+	close(fd);
+	as_root_and_member(kernel_buffer_calls, 8);
+	munmap(own, PAGE);
+}
+END_TEST
 
 /*
  * Of the argument only @done is written: its first fields may sit in a
