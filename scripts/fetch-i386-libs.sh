@@ -29,11 +29,24 @@ opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt/sources"
       -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
       -o Dir::State::status=/dev/null -o APT::Architectures::=amd64
       -o APT::Architectures::=i386)
-log "apt-get update (i386 lists)"
-apt-get -qq "${opts[@]}" update >&2
+# A mirror caught mid-sync fails one list ("File has unexpected size"):
+# tried again, and if a list still fails, the packages are looked for in
+# the lists that came (they are all in the release's main); only a
+# download that still fails after that ends the build.
+tries=3
+for try in $(seq "$tries"); do
+	log "apt-get update (i386 lists), try $try of $tries"
+	apt-get -qq "${opts[@]}" update >&2 && break
+	[ "$try" = "$tries" ] && log "some lists failed: looking in the ones that came" ||
+		sleep $((try * 15))
+done
 tmp=$(mktemp -d "$CACHE/tmp.XXXXXX")
-log "downloading ${pkgs[*]/%/:i386}"
-(cd "$tmp" && apt-get -qq "${opts[@]}" download "${pkgs[@]/%/:i386}" >&2)
+for try in $(seq "$tries"); do
+	log "downloading ${pkgs[*]/%/:i386}, try $try of $tries"
+	(cd "$tmp" && apt-get -qq "${opts[@]}" download "${pkgs[@]/%/:i386}" >&2) && break
+	[ "$try" = "$tries" ] && { log "could not download ${pkgs[*]/%/:i386}"; exit 1; }
+	sleep $((try * 15))
+done
 rm -rf "$dest.new"
 mkdir -p "$dest.new"
 for deb in "$tmp"/*.deb; do
