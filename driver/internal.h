@@ -134,15 +134,32 @@ size_t kmem_ro_read_section_call(void *dst, unsigned long addr, size_t len, int 
  * faults, and stores in order from @ubuf fault at the guard page past user
  * memory, as the kernel's own strncpy_from_user() relies on).  Without
  * masking (6.1) such a window starts with a speculation barrier (lfence)
- * that copy_to_user() does not pay: there copy_to_user() it is.  Inline: a
- * call and a return would cost as much as the stores.
+ * that copy_to_user() does not pay; there a pointer or an int goes out in
+ * one put_user() (__put_user_8/_4: a range compare, stac, one store, clac,
+ * no lfence either), not copy_to_user()'s three calls (the hardened-usercopy
+ * check, _copy_to_user(), the copy routine), and anything else in
+ * copy_to_user().  Inline: a call and a return would cost as much as the
+ * stores.
  *
  * Return: 0 or -EFAULT.
  */
 static inline int kmem_ro_copy_out(void __user *ubuf, const void *bounce, size_t len)
 {
-	if (len > KMEM_RO_SMALL_COPY || !can_do_masked_user_access())
+	if (len > KMEM_RO_SMALL_COPY || !can_do_masked_user_access()) {
+		u64 word;
+		u32 half;
+
+		/* one load each, whatever @bounce's alignment */
+		if (len == sizeof(word)) {
+			memcpy(&word, bounce, sizeof(word));
+			return put_user(word, (u64 __user *)ubuf);
+		}
+		if (len == sizeof(half)) {
+			memcpy(&half, bounce, sizeof(half));
+			return put_user(half, (u32 __user *)ubuf);
+		}
 		return copy_to_user(ubuf, bounce, len) ? -EFAULT : 0;
+	}
 	ubuf = masked_user_access_begin(ubuf);
 	unsafe_copy_to_user(ubuf, bounce, len, efault);
 	user_access_end();

@@ -510,9 +510,11 @@ START_TEST(unwritable_buffer_is_efault)
 	ck_assert_int_eq(vt_kcore_read(info.text_start, want, 8), 0);
 
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, ro);
+	EXPECT_PREAD(-EFAULT, info.text_start, 4, ro);
 	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, ro);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, NULL);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, (void *)(uintptr_t)info.text_start);
+	EXPECT_PREAD(-EFAULT, info.text_start, 4, (void *)(uintptr_t)info.text_start);
 	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, (void *)(uintptr_t)info.text_start);
 	EXPECT_PREAD(-EFAULT, info.text_start, 2 * PAGE, (void *)(uintptr_t)0x0ede33c3cb89a000ULL);
 	EXPECT_PREAD(-EFAULT, info.text_start, 8, km);		/* a kmem_ro mapping */
@@ -547,6 +549,12 @@ START_TEST(buffer_with_unwritable_second_page_is_short)
 	ck_assert_int_eq(memcmp(two + PAGE - 100, want, 100), 0);
 	EXPECT_PREAD(100, info.text_start + 8, PAGE, hole + PAGE - 100);
 	ck_assert_int_eq(memcmp(hole + PAGE - 100, want + 8, 100), 0);
+	/* a pointer or an int across the fault (one store on 6.1): the bytes before it */
+	memset(two, 0, PAGE);
+	EXPECT_PREAD(5, info.text_start, 8, two + PAGE - 5);
+	ck_assert_int_eq(memcmp(two + PAGE - 5, want, 5), 0);
+	EXPECT_PREAD(3, info.text_start + 16, 4, hole + PAGE - 3);
+	ck_assert_int_eq(memcmp(hole + PAGE - 3, want + 16, 3), 0);
 	munmap(hole, PAGE);
 	munmap(two, 2 * PAGE);
 	close(fd);
