@@ -134,12 +134,12 @@ size_t kmem_ro_read_section_call(void *dst, unsigned long addr, size_t len, int 
  * faults, and stores in order from @ubuf fault at the guard page past user
  * memory, as the kernel's own strncpy_from_user() relies on).  Without
  * masking (6.1) such a window starts with a speculation barrier (lfence)
- * that copy_to_user() does not pay; there a pointer or an int goes out in
- * one put_user() (__put_user_8/_4: a range compare, stac, one store, clac,
- * no lfence either), not copy_to_user()'s three calls (the hardened-usercopy
- * check, _copy_to_user(), the copy routine), and anything else in
- * copy_to_user().  Inline: a call and a return would cost as much as the
- * stores.
+ * that copy_to_user() does not pay.  There a pointer or an int goes out in
+ * one put_user() (__put_user_8/_4: a range compare, stac, one store, clac;
+ * no lfence either) rather than copy_to_user()'s three calls (the
+ * hardened-usercopy check, _copy_to_user(), the copy routine); any other
+ * size in copy_to_user().  Inline: a call and a return would cost as much
+ * as the stores.
  *
  * Return: 0 or -EFAULT.
  */
