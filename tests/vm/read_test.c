@@ -695,7 +695,8 @@ END_TEST
 
 /* ---- a member of the device's group gets root's answers ---- */
 
-enum buf_kind { BUF_OK, BUF_READONLY, BUF_NULL };
+/* BUF_SPANS_READONLY: the buffer ends want bytes before a page it cannot write */
+enum buf_kind { BUF_OK, BUF_READONLY, BUF_NULL, BUF_SPANS_READONLY };
 
 struct read_case {
 	const char *what;
@@ -734,15 +735,21 @@ static int run_cases(void *arg)
 {
 	struct member_run *m = arg;
 	char *ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *span = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
 	int fd = open(KMEM_RO_DEVICE, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || ro == MAP_FAILED)
+	if (fd < 0 || ro == MAP_FAILED || span == MAP_FAILED ||
+	    mprotect(span + PAGE, PAGE, PROT_READ))
 		return 1;
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct read_case *c = &m->cases[i];
 		unsigned char *buf = c->buf == BUF_OK ? malloc(c->len + 1) : NULL;
 		void *dst = c->buf == BUF_READONLY ? (void *)ro : buf;
 		ssize_t r;
+
+		if (c->buf == BUF_SPANS_READONLY)
+			dst = span + PAGE - c->want;
 
 		if (c->buf == BUF_OK && !buf)
 			return 1;
@@ -752,7 +759,7 @@ static int run_cases(void *arg)
 		} else {
 			r = dev_pread(fd, dst, c->len, c->addr);
 		}
-		m->out[i] = (struct answer){ r, r > 0 ? fnv1a(buf, r) : 0 };
+		m->out[i] = (struct answer){ r, r > 0 ? fnv1a(dst, r) : 0 };
 		/* again into the buffer's pages, now there: a large read goes straight */
 		if (buf && !c->raw) {
 			memset(buf, 0x5a, c->len);
@@ -817,6 +824,15 @@ START_TEST(member_gets_roots_answers)
 			  .buf = BUF_NULL },
 			{ .what = "raw kernel address", .addr = info.text_start, .len = 8,
 			  .want = -EINVAL, .raw = true },
+			/* a pointer and an int (6.1: one put_user() each) */
+			CASE("a word of rodata", vt_kallsyms("linux_banner") + 8, 8, 8),
+			CASE("an int of rodata", vt_kallsyms("linux_banner") + 4, 4, 4),
+			CASE("a word of our page", own + 8, 8, 8),
+			CASE("an int of our page", own + 20, 4, 4),
+			{ .what = "a word across an unwritable page", .addr = own + 8, .len = 8,
+			  .want = 5, .buf = BUF_SPANS_READONLY },
+			{ .what = "an int across an unwritable page", .addr = own + 20, .len = 4,
+			  .want = 3, .buf = BUF_SPANS_READONLY },
 		};
 #undef CASE
 
