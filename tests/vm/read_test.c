@@ -759,7 +759,7 @@ static int run_cases(void *arg)
 		} else {
 			r = dev_pread(fd, dst, c->len, c->addr);
 		}
-		m->out[i] = (struct answer){ r, r > 0 ? fnv1a(dst, r) : 0 };
+		m->out[i] = (struct answer){ r, r > 0 && dst ? fnv1a(dst, r) : 0 };
 		/* again into the buffer's pages, now there: a large read goes straight */
 		if (buf && !c->raw) {
 			memset(buf, 0x5a, c->len);
